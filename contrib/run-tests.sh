@@ -1,0 +1,94 @@
+#!/bin/bash
+# Build loom and run every test, the way CI does:
+#   1. normal build: unit tests, tool tests, simulated-fabric tests, fuzzing;
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer build: the fast tests again;
+#   3. make distcheck (the tarball builds and its fast tests pass).
+# The last line is "N passed, N failed"; the exit status is non-zero on any failure.
+# Build trees go to $LOOM_BUILD (default: _build in the source tree).
+set -uo pipefail
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+out=${LOOM_BUILD:-$src/_build}
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+export FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+pass=0
+fail=0
+failed=()
+
+step() { printf '\n==== %s\n' "$*"; }
+
+# Count the per-check results automake's TAP driver wrote into .trs files.
+tally() { # DIR LABEL
+	local trs res name
+	while IFS= read -r trs; do
+		name=${trs#"$1"/}
+		name=${name%.trs}
+		while IFS= read -r res; do
+			case $res in
+			PASS | XFAIL | SKIP) pass=$((pass + 1)) ;;
+			*) fail=$((fail + 1)); failed+=("$2 $name ($res)") ;;
+			esac
+		done < <(sed -n 's/^:test-result: *\([A-Z]*\).*/\1/p' "$trs")
+	done < <(find "$1" -name '*.trs' | sort)
+}
+
+# A step that is not a test suite (configure, make) counts as one check.
+check() { # LABEL CMD...
+	local label=$1
+	shift
+	if "$@"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		failed+=("$label")
+		return 1
+	fi
+}
+
+show_failures() { # DIR
+	find "$1" -name '*.log' ! -name 'test-suite.log' ! -name 'config.log' | sort | while read -r log; do
+		trs=${log%.log}.trs
+		[ -f "$trs" ] && grep -q ':test-result: \(FAIL\|ERROR\|XPASS\)' "$trs" || continue
+		echo "---- $log (last 40 lines)"
+		tail -n 40 "$log"
+	done
+}
+
+build() { # DIR LABEL CONFIGURE-ARGS...
+	local dir=$1 label=$2
+	shift 2
+	rm -rf "$dir" && mkdir -p "$dir" &&
+		check "$label configure" bash -c 'cd "$1" && shift && "$@" >configure.out 2>&1 || { tail -n 30 configure.out; exit 1; }' _ "$dir" "$src/configure" "$@" &&
+		check "$label make" make -C "$dir" -j"$jobs" --no-print-directory
+}
+
+cd "$src" || exit 2
+step "autogen"
+check autogen ./autogen.sh || { echo "$pass passed, $fail failed"; exit 1; }
+
+step "build and test (make check)"
+if build "$out/normal" normal; then
+	make -C "$out/normal" -j"$jobs" --no-print-directory check >/dev/null 2>&1
+	tally "$out/normal" normal
+	show_failures "$out/normal"
+fi
+
+step "sanitizers: ASan + UBSan, fast tests (make check-fast)"
+san="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+if build "$out/asan" asan CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined"; then
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		make -C "$out/asan" -j"$jobs" --no-print-directory check-fast >/dev/null 2>&1
+	tally "$out/asan" asan
+	show_failures "$out/asan"
+fi
+
+step "make distcheck (fast tests)"
+check distcheck make -C "$out/normal" --no-print-directory distcheck TESTS='$(FAST_TESTS)' \
+	>"$out/distcheck.log" 2>&1 || tail -n 40 "$out/distcheck.log"
+
+step "summary"
+for f in "${failed[@]}"; do
+	echo "FAILED: $f"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
