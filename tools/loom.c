@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/cleanup.h"
+#include "loom.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+} cmds[] = {
+	{ "topo", cmd_topo, "read and validate a topology file, print its counts" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: loom COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
+		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f, "\n'loom COMMAND --help' describes one command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 1;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("loom %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "loom: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 1;
+}
