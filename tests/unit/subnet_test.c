@@ -105,22 +105,29 @@ static void test_link(void **state)
 	subnet_free(sn);
 }
 
-/* Many nodes: lookups stay right across table growth and removals. */
-static void test_many_nodes(void **state)
+/*
+ * The whole unicast LID space: 49,151 CAs, each port holding one LID.
+ * Lookups stay right across table growth and removals.
+ */
+#define N_FULL SUBNET_LID_UCAST_END
+static void test_full_lid_space(void **state)
 {
 	struct subnet *sn = new_subnet();
 	char name[32];
 
 	(void)state;
-	for (uint32_t i = 0; i < 20000; i++) {
+	for (uint32_t i = 0; i < N_FULL; i++) {
 		snprintf(name, sizeof(name), "h%u", i);
 		assert_int_equal(subnet_add_node(sn, NODE_CA, 1, 0x1000000 + 4 * i, name, NULL,
 						 NULL), 0);
+		sn->port[subnet_port_idx(sn, i, 1)].lid = (uint16_t)(i + 1);
 	}
-	for (uint32_t i = 0; i < 20000; i += 2)
+	assert_int_equal(sn->n_nodes, 49151);
+	assert_int_equal(sn->port[subnet_port_idx(sn, N_FULL - 1, 1)].lid, 0xbfff);
+	for (uint32_t i = 0; i < N_FULL; i += 2)
 		assert_int_equal(subnet_set_port_guid(sn, subnet_port_idx(sn, i, 1),
 						      0x9000000 + i), 0);
-	for (uint32_t i = 0; i < 20000; i++) {
+	for (uint32_t i = 0; i < N_FULL; i++) {
 		snprintf(name, sizeof(name), "h%u", i);
 		assert_int_equal(subnet_find_name(sn, name), i);
 		assert_int_equal(subnet_find_guid(sn, 0x1000000 + 4 * i), i);
@@ -175,7 +182,7 @@ int main(void)
 		cmocka_unit_test(test_duplicates_refused),
 		cmocka_unit_test(test_port_guid_clash),
 		cmocka_unit_test(test_link),
-		cmocka_unit_test(test_many_nodes),
+		cmocka_unit_test(test_full_lid_space),
 		cmocka_unit_test(test_stats),
 	};
 
