@@ -7,8 +7,9 @@
  *   subnet.c   the model: nodes, ports and links in plain arrays (this header)
  *   topo.c     topology reader: ibnetdiscover and ibsim text -> model
  *   topo_stats.c  counts and checks over a model (loom topo)
+ *   disc.c     directed-route discovery: SMPs through mad/txn.c -> model
  *
- * Data flows one way: a reader (topo.c, later discovery) builds a model;
+ * Data flows one way: a reader (topo.c, or disc.c on a live fabric) builds a model;
  * routing and programming read it. Both the daemon and the dry run use this
  * one model, so `loom route` sees exactly what loomd would.
  *

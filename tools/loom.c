@@ -11,6 +11,7 @@ static const struct {
 	const char *help;
 } cmds[] = {
 	{ "topo", cmd_topo, "read and validate a topology file, print its counts" },
+	{ "discover", cmd_discover, "sweep the live fabric (directed route), print what topo prints" },
 };
 
 static void usage(FILE *f)

@@ -6,11 +6,14 @@
  * DOC: tools/ — the `loom` command: one file per subcommand.
  *   loom.c      subcommand table, --help, --version
  *   cmd_topo.c  loom topo: read, validate and summarise a topology file
+ *   cmd_discover.c  loom discover: sweep the live fabric, print it as topo does
+ *   topo_print.c    the outputs topo and discover share (counts, JSON, list)
  *
  * Exit codes, shared by every subcommand: 0 ok, 1 problems found or misuse,
  * 2 the input could not be read or checked.
  */
 
 int cmd_topo(int argc, char **argv);
+int cmd_discover(int argc, char **argv);
 
 #endif

@@ -12,6 +12,7 @@ secs=${FUZZ_SECONDS:-60}
 # target name -> the loom sources it needs besides its own harness
 declare -A sources=(
 	[topo]="sm/topo*.c sm/subnet.c lib/diag.c lib/itab.c"
+	[smp]="mad/smp.c"
 )
 
 if ! command -v clang >/dev/null; then
@@ -20,7 +21,7 @@ if ! command -v clang >/dev/null; then
 	exit
 fi
 
-for name in "${!sources[@]}"; do
+for name in $(printf '%s\n' "${!sources[@]}" | sort); do
 	out=$builddir/fuzz-$name
 	rm -rf "$out" && mkdir -p "$out/corpus"
 	cp "$srcdir"/tests/fuzz/corpus/"$name"/* "$out/corpus/" 2>/dev/null
@@ -28,7 +29,7 @@ for name in "${!sources[@]}"; do
 	srcs=$(cd "$srcdir" && echo ${sources[$name]})
 	tap_check "fuzz_$name builds" bash -c "cd '$srcdir' && clang -g -O1 -std=gnu11 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-include '$builddir/config.h' -I. tests/fuzz/fuzz_$name.c $srcs \
+		-include '$builddir/config.h' -I. -I/usr/include/infiniband tests/fuzz/fuzz_$name.c $srcs \
 		-o '$out/fuzz_$name' 2>'$out/build.log'" || { tap_diag "$(cat "$out/build.log")"; continue; }
 	(cd "$out" && timeout $((secs + 60)) ./fuzz_"$name" -max_total_time="$secs" \
 		-max_len=16384 -timeout=10 -rss_limit_mb=2048 corpus >run.log 2>&1)

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_MAD_SMP_H
+#define LOOM_MAD_SMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mad/mad.h"
+
+/* IBA 14.2.5: SMP attribute ids. */
+enum smp_attr {
+	SMP_ATTR_NODE_DESC = 0x0010,
+	SMP_ATTR_NODE_INFO = 0x0011,
+	SMP_ATTR_SWITCH_INFO = 0x0012,
+	SMP_ATTR_PORT_INFO = 0x0015,
+};
+
+enum smp_method {
+	SMP_GET = 0x01,
+	SMP_SET = 0x02,
+	SMP_GET_RESP = 0x81,
+};
+
+/* IBA 14.2.1.2: an initial path has at most 63 hops (bytes 1..63). */
+#define SMP_MAX_HOPS 63
+/* IBA 14.2.1.1: the SMP data field. */
+#define SMP_DATA_SIZE 64
+
+/* A directed-route request, host order. path[1..hops] are egress ports. */
+struct smp_req {
+	uint8_t method;   /* SMP_GET or SMP_SET */
+	uint16_t attr_id;
+	uint32_t attr_mod;
+	uint8_t hops;
+	uint8_t path[SMP_MAX_HOPS + 1];
+	uint64_t m_key;
+	uint8_t data[SMP_DATA_SIZE]; /* Set payload, wire format */
+};
+
+/* What the transaction layer needs from any reply, before it knows the request. */
+struct smp_hdr {
+	uint8_t mgmt_class, method;
+	uint16_t status; /* D bit (DR direction) masked off */
+	uint32_t tid;    /* low 32 bits: the kernel owns the high half */
+	uint16_t attr_id;
+	uint32_t attr_mod;
+};
+
+struct smp_node_info {
+	uint8_t base_version, class_version, node_type, num_ports;
+	uint64_t sys_guid, node_guid, port_guid;
+	uint16_t partition_cap, device_id;
+	uint32_t revision;
+	uint8_t local_port;
+	uint32_t vendor_id; /* 24 bits */
+};
+
+struct smp_port_info {
+	uint64_t m_key, subnet_prefix;
+	uint16_t lid, sm_lid;
+	uint32_t cap_mask;
+	uint8_t local_port;
+	uint8_t lmc;
+	uint8_t state;      /* IB_LINK_DOWN .. IB_LINK_ACTIVE (1..4) */
+	uint8_t phys_state; /* IB_PORT_PHYS_STATE_* */
+	uint8_t width_enabled, width_supported, width_active;
+	uint8_t speed_supported, speed_enabled, speed_active;
+	/* Only meaningful when cap_mask has IB_PORT_CAP_HAS_EXT_SPEEDS. */
+	uint8_t ext_speed_supported, ext_speed_enabled, ext_speed_active;
+	uint8_t neighbor_mtu, mtu_cap, vl_cap, op_vls;
+	uint8_t sm_sl;
+};
+
+struct smp_switch_info {
+	uint16_t lin_cap, rand_cap, mcast_cap, lin_top;
+	uint8_t def_port, def_mcast_pri_port, def_mcast_not_port;
+	uint8_t life_state;
+	uint16_t lids_per_port, enforce_cap;
+	uint8_t flags;
+	uint16_t mcast_top;
+};
+
+/* Fill a 256-byte DR SMP from r with TID tid. -EINVAL on a bad request. */
+int smp_encode(const struct smp_req *r, uint32_t tid, uint8_t mad[MAD_SIZE]);
+/* Read the common header of a received MAD; -EPROTO if too short. */
+int smp_peek(const uint8_t *mad, size_t len, struct smp_hdr *h);
+/*
+ * Check that a received MAD answers the request: GetResp, same class, TID,
+ * attribute and modifier, status 0. -EPROTO on any mismatch, -EREMOTEIO on a
+ * non-zero status (the node said no).
+ */
+int smp_check_resp(const uint8_t *mad, size_t len, const uint8_t *req);
+
+/* Decoders of a checked response's data field. */
+int smp_decode_node_info(const uint8_t *mad, size_t len, struct smp_node_info *ni);
+/* desc gets the 64-byte NodeString, NUL-terminated. */
+int smp_decode_node_desc(const uint8_t *mad, size_t len, char desc[SMP_DATA_SIZE + 1]);
+int smp_decode_port_info(const uint8_t *mad, size_t len, struct smp_port_info *pi);
+int smp_decode_switch_info(const uint8_t *mad, size_t len, struct smp_switch_info *si);
+
+#endif

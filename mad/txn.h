@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_MAD_TXN_H
+#define LOOM_MAD_TXN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mad/mad.h"
+#include "mad/smp.h"
+
+struct txn;
+
+struct txn_opts {
+	unsigned window;     /* SMPs in flight at once */
+	unsigned timeout_ms; /* per try */
+	unsigned retries;    /* tries after the first */
+};
+#define TXN_OPTS_DEFAULT ((struct txn_opts){ .window = 16, .timeout_ms = 200, .retries = 3 })
+
+enum txn_drop {
+	TXN_DROP_MALFORMED,  /* too short, or a TID we wait for with the wrong contents */
+	TXN_DROP_UNEXPECTED, /* a TID nobody is waiting for */
+	TXN_DROP_LATE,       /* the answer to a request that already timed out */
+	_TXN_DROP_MAX,
+};
+
+struct txn_stats {
+	uint64_t sent;      /* every send, retries included */
+	uint64_t retries;
+	uint64_t completed; /* answered with status 0 */
+	uint64_t failed;    /* answered with a non-zero status, or not sent */
+	uint64_t timeouts;  /* gave up after all retries */
+	uint64_t dropped[_TXN_DROP_MAX];
+};
+
+/*
+ * Called once per request: status 0 with the response, -EPROTO when the node
+ * answered with a non-zero MAD status (resp is the answer), -ETIMEDOUT when
+ * no answer came after all retries (resp NULL), or the transport's -errno.
+ * May call txn_submit.
+ */
+typedef void (*txn_done_fn)(void *arg, int status, const uint8_t *resp, size_t len);
+/* Told about every dropped MAD (h NULL if even the header was short), e.g. to log it. */
+typedef void (*txn_drop_fn)(void *arg, enum txn_drop why, const struct smp_hdr *h);
+
+int txn_new(const struct mad_transport_ops *ops, void *t, const struct txn_opts *o,
+	    struct txn **out);
+/* Outstanding requests are dropped without their callbacks. */
+void txn_free(struct txn *x);
+static inline void txn_freep(struct txn **x)
+{
+	txn_free(*x);
+}
+void txn_set_drop_hook(struct txn *x, txn_drop_fn fn, void *arg);
+/* Replace the monotonic clock (milliseconds), for tests. */
+void txn_set_clock(struct txn *x, uint64_t (*now_ms)(void *arg), void *arg);
+
+/* Queue a request; it is sent when the window has room (at once, if it has). */
+int txn_submit(struct txn *x, const struct smp_req *r, txn_done_fn done, void *arg);
+
+/*
+ * The event-loop integration points: txn_input() for each MAD read from the
+ * transport; txn_tick() when txn_next_timeout() expires. txn_run() is a
+ * plain poll() loop over these.
+ */
+void txn_input(struct txn *x, const uint8_t *mad, size_t len);
+void txn_tick(struct txn *x);
+/* Milliseconds until the next deadline, -1 if nothing is in flight. */
+int txn_next_timeout(struct txn *x);
+bool txn_idle(const struct txn *x);
+/* Run until idle (0), or timeout_ms passed (-ETIMEDOUT; < 0: no limit), or -errno. */
+int txn_run(struct txn *x, int timeout_ms);
+
+const struct txn_stats *txn_stats(const struct txn *x);
+unsigned txn_in_flight(const struct txn *x);
+
+#endif

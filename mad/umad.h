@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_MAD_UMAD_H
+#define LOOM_MAD_UMAD_H
+
+#include "mad/mad.h"
+
+struct mad_umad;
+
+/*
+ * Open a CA port for SMPs. ca NULL: the first CA umad knows; port 0: the
+ * first port of that CA. Registers agents for the directed-route (0x81) and
+ * LID-routed (0x01) SMP classes. -ENODEV when there is no such CA or port,
+ * other -errno from libibumad.
+ */
+int mad_umad_open(const char *ca, unsigned port, struct mad_umad **out);
+void mad_umad_close(struct mad_umad *u);
+static inline void mad_umad_closep(struct mad_umad **u)
+{
+	mad_umad_close(*u);
+}
+/* The CA name and port number actually opened. */
+const char *mad_umad_ca(const struct mad_umad *u);
+unsigned mad_umad_port(const struct mad_umad *u);
+
+extern const struct mad_transport_ops mad_umad_ops;
+
+#endif

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/* mad/txn.c over a fake transport and a fake clock; mad/smp.c's codec. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <iba/ib_types.h>
+
+#include "mad/smp.h"
+#include "mad/txn.h"
+
+#define MAX_SENT 512
+
+struct fake {
+	uint8_t sent[MAX_SENT][MAD_SIZE];
+	unsigned n_sent;
+	uint64_t now;
+	int done_status[MAX_SENT];
+	unsigned n_done;
+};
+
+static int fake_send(void *t, const uint8_t *mad, size_t len, unsigned timeout_ms)
+{
+	struct fake *f = t;
+
+	(void)timeout_ms;
+	assert_int_equal(len, MAD_SIZE);
+	assert_true(f->n_sent < MAX_SENT);
+	memcpy(f->sent[f->n_sent++], mad, MAD_SIZE);
+	return 0;
+}
+
+static int fake_recv(void *t, uint8_t *mad, size_t len)
+{
+	(void)t, (void)mad, (void)len;
+	return -EAGAIN;
+}
+
+static int fake_fd(void *t)
+{
+	(void)t;
+	return -1;
+}
+
+static const struct mad_transport_ops fake_ops = {
+	.send = fake_send, .recv = fake_recv, .fd = fake_fd,
+};
+
+static uint64_t fake_now(void *arg)
+{
+	return ((struct fake *)arg)->now;
+}
+
+static void on_done(void *arg, int status, const uint8_t *resp, size_t len)
+{
+	struct fake *f = arg;
+
+	(void)resp, (void)len;
+	f->done_status[f->n_done++] = status;
+}
+
+static uint32_t tid_of(const uint8_t *mad)
+{
+	struct smp_hdr h;
+
+	assert_int_equal(smp_peek(mad, MAD_SIZE, &h), 0);
+	return h.tid;
+}
+
+/* The answer a node would give: GetResp, D bit set, NodeInfo in the data. */
+static void make_resp(const uint8_t *req, uint8_t *resp, uint16_t status)
+{
+	ib_smp_t smp;
+	ib_node_info_t ni = { 0 };
+
+	memcpy(&smp, req, MAD_SIZE);
+	smp.method = SMP_GET_RESP;
+	smp.status = cl_hton16((uint16_t)(0x8000 | status));
+	ni.node_type = IB_NODE_TYPE_SWITCH;
+	ni.num_ports = 36;
+	ni.node_guid = cl_hton64(0x0002c90300001234ULL);
+	ni.port_num_vendor_id = cl_hton32(7u << 24 | 0x02c9);
+	memcpy(smp.data, &ni, sizeof(ni));
+	memcpy(resp, &smp, MAD_SIZE);
+}
+
+static struct txn *setup(struct fake *f, unsigned window, unsigned retries)
+{
+	struct txn_opts o = { .window = window, .timeout_ms = 100, .retries = retries };
+	struct txn *x;
+
+	memset(f, 0, sizeof(*f));
+	assert_int_equal(txn_new(&fake_ops, f, &o, &x), 0);
+	txn_set_clock(x, fake_now, f);
+	return x;
+}
+
+static const struct smp_req node_info_req = {
+	.method = SMP_GET, .attr_id = SMP_ATTR_NODE_INFO, .hops = 2, .path = { 0, 3, 5 },
+};
+
+static void test_window(void **state)
+{
+	struct fake f;
+	struct txn *x = setup(&f, 4, 3);
+	uint8_t resp[MAD_SIZE];
+
+	(void)state;
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(txn_submit(x, &node_info_req, on_done, &f), 0);
+	assert_int_equal(f.n_sent, 4);
+	assert_int_equal(txn_in_flight(x), 4);
+	make_resp(f.sent[1], resp, 0);
+	txn_input(x, resp, MAD_SIZE);
+	assert_int_equal(f.n_done, 1);
+	assert_int_equal(f.done_status[0], 0);
+	assert_int_equal(f.n_sent, 5);
+	assert_int_equal(txn_in_flight(x), 4);
+	assert_false(txn_idle(x));
+	txn_free(x);
+}
+
+static void test_tids_unique(void **state)
+{
+	struct fake f;
+	struct txn *x = setup(&f, 200, 0);
+
+	(void)state;
+	for (int i = 0; i < 200; i++)
+		assert_int_equal(txn_submit(x, &node_info_req, on_done, &f), 0);
+	assert_int_equal(f.n_sent, 200);
+	for (unsigned i = 0; i < f.n_sent; i++)
+		for (unsigned j = i + 1; j < f.n_sent; j++)
+			assert_int_not_equal(tid_of(f.sent[i]), tid_of(f.sent[j]));
+	txn_free(x);
+}
+
+static void test_timeout_retry_late(void **state)
+{
+	struct fake f;
+	struct txn *x = setup(&f, 1, 2);
+	uint8_t resp[MAD_SIZE];
+
+	(void)state;
+	assert_int_equal(txn_submit(x, &node_info_req, on_done, &f), 0);
+	assert_int_equal(f.n_sent, 1);
+	f.now = 99;
+	txn_tick(x);
+	assert_int_equal(f.n_sent, 1);
+	assert_int_equal(txn_next_timeout(x), 1);
+	f.now = 100;
+	txn_tick(x);
+	assert_int_equal(f.n_sent, 2);
+	assert_int_equal(tid_of(f.sent[0]), tid_of(f.sent[1]));
+	f.now = 200;
+	txn_tick(x);
+	assert_int_equal(f.n_sent, 3);
+	assert_int_equal(f.n_done, 0);
+	f.now = 300;
+	txn_tick(x);
+	assert_int_equal(f.n_sent, 3);
+	assert_int_equal(f.n_done, 1);
+	assert_int_equal(f.done_status[0], -ETIMEDOUT);
+	assert_int_equal(txn_stats(x)->retries, 2);
+	assert_int_equal(txn_stats(x)->timeouts, 1);
+	assert_true(txn_idle(x));
+	assert_int_equal(txn_next_timeout(x), -1);
+
+	/* The answer turns up after all: counted as late, no second callback. */
+	make_resp(f.sent[0], resp, 0);
+	txn_input(x, resp, MAD_SIZE);
+	assert_int_equal(f.n_done, 1);
+	assert_int_equal(txn_stats(x)->dropped[TXN_DROP_LATE], 1);
+	txn_free(x);
+}
+
+static void test_malformed_and_unexpected(void **state)
+{
+	struct fake f;
+	struct txn *x = setup(&f, 4, 3);
+	uint8_t resp[MAD_SIZE];
+
+	(void)state;
+	assert_int_equal(txn_submit(x, &node_info_req, on_done, &f), 0);
+	make_resp(f.sent[0], resp, 0);
+
+	txn_input(x, resp, 10); /* shorter than a MAD header */
+	assert_int_equal(txn_stats(x)->dropped[TXN_DROP_MALFORMED], 1);
+	txn_input(x, resp, 100); /* right TID, cut short */
+	assert_int_equal(txn_stats(x)->dropped[TXN_DROP_MALFORMED], 2);
+	resp[17] ^= 0x01; /* attribute id changed: not the answer to our question */
+	txn_input(x, resp, MAD_SIZE);
+	assert_int_equal(txn_stats(x)->dropped[TXN_DROP_MALFORMED], 3);
+	resp[17] ^= 0x01;
+	resp[15] ^= 0x80; /* a TID nobody sent */
+	txn_input(x, resp, MAD_SIZE);
+	assert_int_equal(txn_stats(x)->dropped[TXN_DROP_UNEXPECTED], 1);
+	assert_int_equal(f.n_done, 0);
+	assert_int_equal(txn_in_flight(x), 1);
+	resp[15] ^= 0x80;
+	txn_input(x, resp, MAD_SIZE);
+	assert_int_equal(f.n_done, 1);
+	assert_int_equal(f.done_status[0], 0);
+	txn_free(x);
+}
+
+static void test_bad_status(void **state)
+{
+	struct fake f;
+	struct txn *x = setup(&f, 4, 3);
+	uint8_t resp[MAD_SIZE];
+
+	(void)state;
+	assert_int_equal(txn_submit(x, &node_info_req, on_done, &f), 0);
+	make_resp(f.sent[0], resp, 0x1c); /* unsupported attribute */
+	txn_input(x, resp, MAD_SIZE);
+	assert_int_equal(f.n_done, 1);
+	assert_int_equal(f.done_status[0], -EPROTO);
+	assert_int_equal(txn_stats(x)->failed, 1);
+	txn_free(x);
+}
+
+static void test_smp_codec(void **state)
+{
+	struct smp_req r = node_info_req;
+	struct smp_node_info ni;
+	uint8_t req[MAD_SIZE], resp[MAD_SIZE];
+	ib_smp_t smp;
+
+	(void)state;
+	assert_int_equal(smp_encode(&r, 0x1234, req), 0);
+	memcpy(&smp, req, MAD_SIZE);
+	assert_int_equal(smp.mgmt_class, IB_MCLASS_SUBN_DIR);
+	assert_int_equal(smp.hop_ptr, 0);
+	assert_int_equal(smp.hop_count, 2);
+	assert_int_equal(smp.initial_path[1], 3);
+	assert_int_equal(smp.initial_path[2], 5);
+	assert_int_equal(smp.dr_slid, 0xffff);
+	assert_int_equal(smp.dr_dlid, 0xffff);
+	assert_int_equal(cl_ntoh16(smp.attr_id), SMP_ATTR_NODE_INFO);
+	r.hops = SMP_MAX_HOPS + 1;
+	assert_int_equal(smp_encode(&r, 1, req), -EINVAL);
+
+	make_resp(req, resp, 0);
+	assert_int_equal(smp_check_resp(resp, MAD_SIZE, req), 0);
+	assert_int_equal(smp_decode_node_info(resp, MAD_SIZE, &ni), 0);
+	assert_int_equal(ni.node_type, IB_NODE_TYPE_SWITCH);
+	assert_int_equal(ni.num_ports, 36);
+	assert_int_equal(ni.node_guid, 0x0002c90300001234ULL);
+	assert_int_equal(ni.local_port, 7);
+	assert_int_equal(ni.vendor_id, 0x02c9);
+	assert_int_equal(smp_decode_node_info(resp, 100, &ni), -EPROTO);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_tids_unique),
+		cmocka_unit_test(test_timeout_retry_late),
+		cmocka_unit_test(test_malformed_and_unexpected),
+		cmocka_unit_test(test_bad_status),
+		cmocka_unit_test(test_smp_codec),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
