@@ -12,14 +12,10 @@ int subnet_new(struct subnet **out)
 
 	if (!sn)
 		return -ENOMEM;
-	/* Offset 0 is the empty string, so a zeroed offset reads as "". */
-	sn->pool = calloc(1, 256);
-	if (!sn->pool) {
+	if (strpool_init(&sn->pool) < 0) {
 		free(sn);
 		return -ENOMEM;
 	}
-	sn->pool_len = 1;
-	sn->pool_cap = 256;
 	*out = sn;
 	return 0;
 }
@@ -30,7 +26,7 @@ void subnet_free(struct subnet *sn)
 		return;
 	free(sn->node);
 	free(sn->port);
-	free(sn->pool);
+	strpool_free(&sn->pool);
 	itab_free(&sn->by_guid);
 	itab_free(&sn->by_port_guid);
 	itab_free(&sn->by_name);
@@ -54,34 +50,6 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
 		return -ENOMEM;
 	*arr = p;
 	*cap = (uint32_t)n;
-	return 0;
-}
-
-static int pool_add(struct subnet *sn, const char *s, uint32_t *off)
-{
-	size_t len = strlen(s) + 1;
-
-	if (len == 1) {
-		*off = 0;
-		return 0;
-	}
-	if (sn->pool_len + len > UINT32_MAX)
-		return -ENOMEM;
-	if (sn->pool_len + len > sn->pool_cap) {
-		size_t cap = sn->pool_cap * 2;
-		char *p;
-
-		while (cap < sn->pool_len + len)
-			cap *= 2;
-		p = realloc(sn->pool, cap);
-		if (!p)
-			return -ENOMEM;
-		sn->pool = p;
-		sn->pool_cap = cap;
-	}
-	memcpy(sn->pool + sn->pool_len, s, len);
-	*off = (uint32_t)sn->pool_len;
-	sn->pool_len += len;
 	return 0;
 }
 
@@ -189,10 +157,10 @@ int subnet_add_node(struct subnet *sn, enum node_type type, uint8_t nports, uint
 	*nd = (struct subnet_node){
 		.guid = guid, .sysguid = guid, .port_base = pb, .type = type, .nports = nports,
 	};
-	if (pool_add(sn, name, &nd->name) < 0)
+	if (strpool_add(&sn->pool, name, &nd->name) < 0)
 		return -ENOMEM;
 	nd->desc = nd->name;
-	if (desc && pool_add(sn, desc, &nd->desc) < 0)
+	if (desc && strpool_add(&sn->pool, desc, &nd->desc) < 0)
 		return -ENOMEM;
 	if (type == NODE_SWITCH)
 		nd->port0_guid = guid;

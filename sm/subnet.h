@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "lib/itab.h"
+#include "lib/strpool.h"
 
 #define SUBNET_NONE UINT32_MAX
 /* IBA 4.1.3: unicast LIDs are 0x0001-0xbfff (49,151 of them). */
@@ -86,8 +87,7 @@ struct subnet {
 	struct subnet_port *port;
 	uint32_t n_nodes, cap_nodes;
 	uint32_t n_ports, cap_ports;
-	char *pool; /* NUL-terminated strings; offset 0 is "" */
-	size_t pool_len, pool_cap;
+	struct strpool pool; /* names and descriptions */
 	struct itab by_guid;      /* node indices by NodeGUID */
 	struct itab by_port_guid; /* port indices by PortGUID */
 	struct itab by_name;      /* node indices by name */
@@ -126,7 +126,7 @@ uint32_t subnet_dup_port(const struct subnet *sn, uint32_t port);
 
 static inline const char *subnet_str(const struct subnet *sn, uint32_t off)
 {
-	return sn->pool + off;
+	return strpool_get(&sn->pool, off);
 }
 
 static inline uint32_t subnet_port_idx(const struct subnet *sn, uint32_t node, unsigned num)

@@ -159,27 +159,10 @@ int topo_grow(struct topo_ctx *x)
 
 int topo_name_add(struct topo_ctx *x, const char *s, uint32_t *off)
 {
-	size_t n = strlen(s) + 1, cap = x->names_cap;
-	char *p;
-
-	if (x->names_len + n > UINT32_MAX) {
+	if (strpool_add(&x->names, s, off) < 0) {
 		topo_nomem(x);
 		return -ENOMEM;
 	}
-	while (x->names_len + n > cap)
-		cap *= 2;
-	if (cap != x->names_cap) {
-		p = realloc(x->names, cap);
-		if (!p) {
-			topo_nomem(x);
-			return -ENOMEM;
-		}
-		x->names = p;
-		x->names_cap = cap;
-	}
-	memcpy(x->names + x->names_len, s, n);
-	*off = (uint32_t)x->names_len;
-	x->names_len += n;
 	return 0;
 }
 
@@ -187,14 +170,14 @@ static uint64_t bad_hash(uint32_t off, const void *ctx)
 {
 	const struct topo_ctx *x = ctx;
 
-	return itab_hash_str(x->names + off);
+	return itab_hash_str(strpool_get(&x->names, off));
 }
 
 static bool bad_eq(uint32_t off, const void *key, const void *ctx)
 {
 	const struct topo_ctx *x = ctx;
 
-	return strcmp(x->names + off, key) == 0;
+	return strcmp(strpool_get(&x->names, off), key) == 0;
 }
 
 bool topo_is_bad_name(const struct topo_ctx *x, const char *name)
@@ -222,7 +205,7 @@ static void ctx_free(struct topo_ctx *x)
 	free(x->files);
 	free(x->port);
 	free(x->node_file);
-	free(x->names);
+	strpool_free(&x->names);
 	itab_free(&x->bad);
 	free(x);
 }
@@ -239,13 +222,10 @@ static int ctx_new(struct diag *d, struct topo_ctx **out)
 	if (!x)
 		return -ENOMEM;
 	x->d = d;
-	x->names = calloc(1, 4096);
-	if (!x->names || subnet_new(&x->sn) < 0) {
+	if (strpool_init(&x->names) < 0 || subnet_new(&x->sn) < 0) {
 		ctx_free(x);
 		return -ENOMEM;
 	}
-	x->names_len = 1; /* offset 0 is "" */
-	x->names_cap = 4096;
 	x->guid_base[NODE_CA] = x->guid_next[NODE_CA] = TOPO_GUID_CA;
 	x->guid_base[NODE_SWITCH] = x->guid_next[NODE_SWITCH] = TOPO_GUID_SWITCH;
 	x->guid_base[NODE_ROUTER] = x->guid_next[NODE_ROUTER] = TOPO_GUID_ROUTER;

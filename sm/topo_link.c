@@ -134,7 +134,7 @@ static uint32_t far_port(struct topo_ctx *x, uint32_t pi)
 {
 	const struct topo_port *tp = &x->port[pi];
 	const struct subnet_port *p = &x->sn->port[pi];
-	const char *rname = x->names + tp->rname;
+	const char *rname = strpool_get(&x->names, tp->rname);
 	char me[600], them[600], at[600];
 	uint32_t rn = subnet_find_name(x->sn, rname);
 
@@ -182,13 +182,13 @@ static void resolve_one(struct topo_ctx *x, uint32_t pi)
 			    r->num);
 		return;
 	}
-	if (rtp->rport != p->num ||
-	    strcmp(x->names + rtp->rname, subnet_str(x->sn, x->sn->node[p->node].name))) {
+	if (rtp->rport != p->num || strcmp(strpool_get(&x->names, rtp->rname),
+					   subnet_str(x->sn, x->sn->node[p->node].name))) {
 		topo_err_at(x, tp->file, tp->line,
 			    "%s port %u is linked to %s port %u, but that port (%s) is linked to "
 			    "\"%s\" port %u", me, p->num, them, r->num,
 			    topo_where(x, tp->file, rtp->file, rtp->line, at, sizeof(at)),
-			    x->names + rtp->rname, rtp->rport);
+			    strpool_get(&x->names, rtp->rname), rtp->rport);
 		return;
 	}
 	if (rpi == pi) {

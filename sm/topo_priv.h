@@ -21,6 +21,7 @@
 
 #include "lib/diag.h"
 #include "lib/itab.h"
+#include "lib/strpool.h"
 #include "subnet.h"
 
 #define TOPO_LINE_MAX 4096            /* bytes in one line, '\n' not counted */
@@ -89,8 +90,7 @@ struct topo_ctx {
 	uint32_t cap_port;
 	uint16_t *node_file;    /* file each node came from */
 	uint32_t cap_node_file;
-	char *names;            /* NUL-terminated remote names; offset 0 is "" */
-	size_t names_len, names_cap;
+	struct strpool names;   /* remote names as port lines gave them */
 	struct itab bad;        /* names (offsets in names) of refused headers */
 
 	/* ibsim's running state: GUID counters by node type, and the values a
