@@ -5,13 +5,12 @@
 
 #include "diag.h"
 
-void diag_add(struct diag *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
+/* Keep m (allocated) if there is room, else count it as dropped. */
+static void diag_push(struct diag *d, char *m)
 {
-	char text[512], *m;
-	va_list ap;
-	int len;
+	unsigned limit = d->limit ? d->limit : DIAG_MAX;
 
-	if (d->n >= DIAG_MAX)
+	if (!m || d->n >= limit)
 		goto drop;
 	if (d->n == d->cap) {
 		unsigned cap = d->cap ? d->cap * 2 : 16;
@@ -22,6 +21,19 @@ void diag_add(struct diag *d, const char *file, unsigned line, unsigned col, con
 		d->msg = v;
 		d->cap = cap;
 	}
+	d->msg[d->n++] = m;
+	return;
+drop:
+	free(m);
+	d->dropped++;
+}
+
+void diag_add(struct diag *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
+{
+	char text[512], *m = NULL;
+	va_list ap;
+	int len;
+
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
@@ -31,12 +43,19 @@ void diag_add(struct diag *d, const char *file, unsigned line, unsigned col, con
 		len = asprintf(&m, "%s:%u: %s", file, line, text);
 	else
 		len = asprintf(&m, "%s: %s", file, text);
-	if (len < 0)
-		goto drop;
-	d->msg[d->n++] = m;
-	return;
-drop:
-	d->dropped++;
+	diag_push(d, len < 0 ? NULL : m);
+}
+
+void diag_msg(struct diag *d, const char *fmt, ...)
+{
+	char *m = NULL;
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vasprintf(&m, fmt, ap);
+	va_end(ap);
+	diag_push(d, len < 0 ? NULL : m);
 }
 
 void diag_print(const struct diag *d, FILE *f)

@@ -13,7 +13,8 @@
 struct diag {
 	char **msg;
 	unsigned n, cap;
-	unsigned dropped; /* messages past DIAG_MAX, counted not kept */
+	unsigned dropped; /* messages past the limit, counted not kept */
+	unsigned limit;   /* messages kept at most; 0 means DIAG_MAX */
 };
 
 #define DIAG_MAX 1000
@@ -21,6 +22,8 @@ struct diag {
 /* col 0 means "no column". Never fails: out of memory counts as dropped. */
 void diag_add(struct diag *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* A message with no place in a file (a fabric problem, a node, a DR path). */
+void diag_msg(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void diag_print(const struct diag *d, FILE *f);
 void diag_free(struct diag *d);
 

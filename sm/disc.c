@@ -61,30 +61,9 @@ struct req {
 	uint8_t path[SMP_MAX_HOPS + 1];
 };
 
-static void report(struct disc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void report(struct disc *d, const char *fmt, ...)
-{
-	struct disc_report *rep = d->rep;
-	va_list ap;
-
-	if (rep->n_msg == DISC_MAX_MSGS) {
-		rep->more++;
-		return;
-	}
-	va_start(ap, fmt);
-	if (vasprintf(&rep->msg[rep->n_msg], fmt, ap) >= 0)
-		rep->n_msg++;
-	else
-		rep->more++;
-	va_end(ap);
-}
-
 void disc_report_free(struct disc_report *rep)
 {
-	for (unsigned i = 0; i < rep->n_msg; i++)
-		free(rep->msg[i]);
-	rep->n_msg = 0;
+	diag_free(&rep->msgs);
 }
 
 /* "0,1,3": the DR path as ibnetdiscover and smpquery -D write it. */
@@ -171,7 +150,7 @@ static void link_ports(struct disc *d, uint32_t a, uint8_t pa, uint32_t b, uint8
 		return;
 	if (x->peer_node != SUBNET_NONE || y->peer_node != SUBNET_NONE) {
 		d->rep->errors++;
-		report(d, "node 0x%016" PRIx64 " port %u and node 0x%016" PRIx64 " port %u "
+		diag_msg(&d->rep->msgs, "node 0x%016" PRIx64 " port %u and node 0x%016" PRIx64 " port %u "
 		       "both claim a link the sweep has already seen elsewhere "
 		       "(duplicate GUIDs?); kept the first one found",
 		       d->node[a].ni.node_guid, pa, d->node[b].ni.node_guid, pb);
@@ -229,7 +208,7 @@ static void got_node_info(struct disc *d, const struct req *q, const struct smp_
 
 	if (ni->local_port > ni->num_ports) {
 		d->rep->errors++;
-		report(d, "node 0x%016" PRIx64 ": NodeInfo says it was entered by port %u of %u; "
+		diag_msg(&d->rep->msgs, "node 0x%016" PRIx64 ": NodeInfo says it was entered by port %u of %u; "
 		       "ignored", ni->node_guid, ni->local_port, ni->num_ports);
 		return;
 	}
@@ -249,7 +228,7 @@ static void got_node_info(struct disc *d, const struct req *q, const struct smp_
 	} else if (d->node[n].ni.node_type != ni->node_type ||
 		   d->node[n].ni.num_ports != ni->num_ports) {
 		d->rep->errors++;
-		report(d, "NodeGUID 0x%016" PRIx64 " answers as two different nodes "
+		diag_msg(&d->rep->msgs, "NodeGUID 0x%016" PRIx64 " answers as two different nodes "
 		       "(duplicate GUID); the second one is not walked", ni->node_guid);
 		return;
 	}
@@ -288,7 +267,7 @@ static void got_port_info(struct disc *d, const struct req *q, const struct smp_
 		return;
 	if (q->hops >= SMP_MAX_HOPS) {
 		d->rep->errors++;
-		report(d, "path %s port %u: more than %u hops; not followed",
+		diag_msg(&d->rep->msgs, "path %s port %u: more than %u hops; not followed",
 		       path_str(q->path, q->hops, buf, sizeof(buf)), q->port, SMP_MAX_HOPS);
 		return;
 	}
@@ -342,7 +321,7 @@ static void on_reply(void *arg, int status, const uint8_t *resp, size_t len)
 		snprintf(what, sizeof(what), "PortInfo of port %u", q->port);
 	else
 		snprintf(what, sizeof(what), "%s", req_name[q->kind]);
-	report(d, "path %s: %s: %s; skipped", path_str(q->path, q->hops, buf, sizeof(buf)), what,
+	diag_msg(&d->rep->msgs, "path %s: %s: %s; skipped", path_str(q->path, q->hops, buf, sizeof(buf)), what,
 	       status == -ETIMEDOUT ? "no answer after all retries" :
 	       status == -EPROTO ? "refused or malformed answer" : strerror(-status));
 }
@@ -408,7 +387,7 @@ static int build_node(struct disc *d, struct subnet *sn, uint32_t i)
 		if (dp->guid && nd->ni.node_type != NODE_SWITCH &&
 		    subnet_set_port_guid(sn, m->port_base + p, dp->guid) < 0) {
 			d->rep->errors++;
-			report(d, "node 0x%016" PRIx64 " port %u: PortGUID 0x%016" PRIx64
+			diag_msg(&d->rep->msgs, "node 0x%016" PRIx64 " port %u: PortGUID 0x%016" PRIx64
 			       " is used by another port too", nd->ni.node_guid, p, dp->guid);
 		}
 		if (!dp->have_pi)

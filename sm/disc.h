@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "lib/diag.h"
 #include "mad/txn.h"
 #include "sm/subnet.h"
 
@@ -17,8 +18,7 @@
 struct disc_report {
 	unsigned timeouts;     /* requests given up on after all retries */
 	unsigned errors;       /* refused (MAD status), undecodable, or inconsistent */
-	char *msg[DISC_MAX_MSGS];
-	unsigned n_msg, more;  /* messages kept, and dropped for lack of room */
+	struct diag msgs;      /* start it with .limit = DISC_MAX_MSGS */
 };
 
 /*

@@ -146,7 +146,7 @@ static uint64_t now_ms(void)
 
 static int print_model(const struct discover_args *a, const char *source, const struct subnet *sn)
 {
-	struct topo_problems pb = { 0 };
+	struct diag pb = { .limit = TOPO_PROBLEMS_SHOWN };
 	struct topo_stats st;
 	int r;
 
@@ -162,8 +162,8 @@ static int print_model(const struct discover_args *a, const char *source, const 
 		topo_print_json(source, &st, &pb);
 	else
 		topo_print_text(source, &st, &pb);
-	r = pb.n + pb.more ? 1 : 0;
-	topo_problems_free(&pb);
+	r = diag_count(&pb) ? 1 : 0;
+	diag_free(&pb);
 	return r;
 }
 
@@ -173,7 +173,7 @@ int cmd_discover(int argc, char **argv)
 	_cleanup_(mad_umad_closep) struct mad_umad *u = NULL;
 	_cleanup_(txn_freep) struct txn *x = NULL;
 	_cleanup_(subnet_freep) struct subnet *sn = NULL;
-	struct disc_report rep = { 0 };
+	struct disc_report rep = { .msgs.limit = DISC_MAX_MSGS };
 	const struct txn_stats *ts;
 	unsigned drops_logged = 0;
 	char source[96];
@@ -212,10 +212,10 @@ int cmd_discover(int argc, char **argv)
 		", timeouts %" PRIu64 ", dropped %" PRIu64 "; %" PRIu64 " ms\n",
 		sn ? sn->n_nodes : 0, ts->sent, ts->retries, ts->timeouts,
 		ts->dropped[0] + ts->dropped[1] + ts->dropped[2], now_ms() - t0);
-	for (unsigned i = 0; i < rep.n_msg; i++)
-		fprintf(stderr, "loom discover: %s\n", rep.msg[i]);
-	if (rep.more)
-		fprintf(stderr, "loom discover: (%u more problems)\n", rep.more);
+	for (unsigned i = 0; i < rep.msgs.n; i++)
+		fprintf(stderr, "loom discover: %s\n", rep.msgs.msg[i]);
+	if (rep.msgs.dropped)
+		fprintf(stderr, "loom discover: (%u more problems)\n", rep.msgs.dropped);
 	if (r < 0) {
 		fprintf(stderr, "loom discover: %s: sweep failed: %s\n", source, strerror(-r));
 		disc_report_free(&rep);

@@ -39,7 +39,7 @@ int cmd_topo(int argc, char **argv)
 	};
 	_cleanup_(subnet_freep) struct subnet *sn = NULL;
 	struct diag d = { 0 };
-	struct topo_problems pb = { 0 };
+	struct diag pb = { .limit = TOPO_PROBLEMS_SHOWN };
 	struct topo_stats st;
 	bool json = false, list = false;
 	int c, r;
@@ -87,7 +87,7 @@ int cmd_topo(int argc, char **argv)
 		topo_print_json(argv[optind], &st, &pb);
 	else
 		topo_print_text(argv[optind], &st, &pb);
-	r = pb.n + pb.more ? 1 : 0;
-	topo_problems_free(&pb);
+	r = diag_count(&pb) ? 1 : 0;
+	diag_free(&pb);
 	return r;
 }

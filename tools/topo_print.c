@@ -11,38 +11,13 @@
 #include "sm/topo_stats.h"
 #include "topo_print.h"
 
-static void problem_add(struct topo_problems *pb, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void problem_add(struct topo_problems *pb, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (pb->n == ARRAY_SIZE(pb->msg)) {
-		pb->more++;
-		return;
-	}
-	va_start(ap, fmt);
-	if (vasprintf(&pb->msg[pb->n], fmt, ap) >= 0)
-		pb->n++;
-	else
-		pb->more++;
-	va_end(ap);
-}
-
-void topo_problems_free(struct topo_problems *pb)
-{
-	for (unsigned i = 0; i < pb->n; i++)
-		free(pb->msg[i]);
-}
-
 static const char *node_label(const struct subnet *sn, uint32_t n)
 {
 	return subnet_str(sn, sn->node[n].name);
 }
 
 void topo_problems_find(const struct subnet *sn, const struct topo_stats *st,
-			struct topo_problems *pb)
+			struct diag *pb)
 {
 	for (uint32_t n = 0; n < sn->n_nodes; n++) {
 		const struct subnet_node *nd = &sn->node[n];
@@ -55,26 +30,26 @@ void topo_problems_find(const struct subnet *sn, const struct topo_stats *st,
 				continue;
 			linked = true;
 			if (sn->port[p->peer].node == n && p->peer > nd->port_base + i)
-				problem_add(pb, "%s \"%s\" port %u is cabled to its own port %u",
+				diag_msg(pb, "%s \"%s\" port %u is cabled to its own port %u",
 					    subnet_type_name(nd->type), node_label(sn, n), i,
 					    sn->port[p->peer].num);
 		}
 		if (!linked && nd->src_line)
-			problem_add(pb, "%s \"%s\" (line %u) has no links",
+			diag_msg(pb, "%s \"%s\" (line %u) has no links",
 				    subnet_type_name(nd->type), node_label(sn, n), nd->src_line);
 		else if (!linked)
-			problem_add(pb, "%s \"%s\" has no links", subnet_type_name(nd->type),
+			diag_msg(pb, "%s \"%s\" has no links", subnet_type_name(nd->type),
 				    node_label(sn, n));
 	}
 	if (st->components > 1)
-		problem_add(pb, "the fabric is in %u pieces: %u nodes cannot be reached from "
+		diag_msg(pb, "the fabric is in %u pieces: %u nodes cannot be reached from "
 			    "\"%s\", the first node (where the SM attaches)",
 			    st->components, st->unreached, node_label(sn, 0));
 	if (st->switches == 0 && st->cas > 2)
-		problem_add(pb, "no switches: only two CAs can be cabled back to back");
+		diag_msg(pb, "no switches: only two CAs can be cabled back to back");
 }
 
-void topo_print_text(const char *file, const struct topo_stats *st, const struct topo_problems *pb)
+void topo_print_text(const char *file, const struct topo_stats *st, const struct diag *pb)
 {
 	printf("topology %s\n", file);
 	printf("  nodes     %u switches, %u CAs, %u routers\n", st->switches, st->cas,
@@ -93,14 +68,14 @@ void topo_print_text(const char *file, const struct topo_stats *st, const struct
 		printf("  problems  none\n");
 		return;
 	}
-	printf("  problems  %u\n", pb->n + pb->more);
+	printf("  problems  %u\n", pb->n + pb->dropped);
 	for (unsigned i = 0; i < pb->n; i++)
 		printf("    %s\n", pb->msg[i]);
-	if (pb->more)
-		printf("    (%u more)\n", pb->more);
+	if (pb->dropped)
+		printf("    (%u more)\n", pb->dropped);
 }
 
-void topo_print_json(const char *file, const struct topo_stats *st, const struct topo_problems *pb)
+void topo_print_json(const char *file, const struct topo_stats *st, const struct diag *pb)
 {
 	const char *sep = "";
 
@@ -127,7 +102,7 @@ void topo_print_json(const char *file, const struct topo_stats *st, const struct
 		printf("%s", i ? ", " : "");
 		json_str(stdout, pb->msg[i]);
 	}
-	printf("], \"problems_not_listed\": %u}\n", pb->more);
+	printf("], \"problems_not_listed\": %u}\n", pb->dropped);
 }
 
 /*

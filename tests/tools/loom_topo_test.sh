@@ -59,6 +59,16 @@ for topo in "$srcdir"/tests/tools/bad/*.topo; do
 	fi
 done
 
+# A readable file with fabric problems: exit 1, the first 16 listed, the rest counted.
+{
+	printf 'Hca\t1 "h0"\n[1]\t"s"[1]\n\nSwitch\t4 "s"\n[1]\t"h0"[1]\n\n'
+	for i in $(seq 1 20); do printf 'Hca\t1 "x%d"\n\n' "$i"; done
+} >"$tmp/isolated.topo"
+"$LOOM" topo "$tmp/isolated.topo" >"$tmp/out" 2>&1
+tap_is "20 isolated CAs: exit 1 (problems)" "$?" 1
+tap_check "isolated CAs are named with their line" grep -q 'CA "x1" (line 9) has no links' "$tmp/out"
+tap_check "past 16 problems the rest are counted" grep -q '^    (5 more)$' "$tmp/out"
+
 # Misuse: exit 1 with usage on stderr; --help: exit 0 on stdout.
 "$LOOM" topo >/dev/null 2>"$tmp/err"
 tap_is "no file: exit 1" "$?" 1
