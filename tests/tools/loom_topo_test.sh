@@ -66,7 +66,7 @@ done
 } >"$tmp/isolated.topo"
 "$LOOM" topo "$tmp/isolated.topo" >"$tmp/out" 2>&1
 tap_is "20 isolated CAs: exit 1 (problems)" "$?" 1
-tap_check "isolated CAs are named with their line" grep -q 'CA "x1" (line 9) has no links' "$tmp/out"
+tap_check "isolated CAs are named with their line" grep -q 'CA "x1" (line 7) has no links' "$tmp/out"
 tap_check "past 16 problems the rest are counted" grep -q '^    (5 more)$' "$tmp/out"
 
 # Misuse: exit 1 with usage on stderr; --help: exit 0 on stdout.
