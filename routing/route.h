@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_ROUTE_H
+#define LOOM_ROUTE_H
+
+/*
+ * DOC: routing/ — subnet model in, forwarding tables out. Never touches MADs.
+ *   route.h    this header: the ops table every engine fills, options, output
+ *   engine.c   registry of engines; helpers every engine shares (output
+ *              tables, the destination list with its LID checks, messages)
+ *   minhop.c   min-hop: shortest paths, routes balanced over equal-cost ports
+ *
+ * Data flows one way: the LID manager has put LIDs (and LMCs) into the model;
+ * an engine reads the model and fills a struct route_out; programming (sm/)
+ * and `loom route` read that. Engines do not print: what went wrong, or what
+ * could not be reached, goes into struct route_why for the caller to log.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sm/subnet.h"
+
+/* IBA LinearForwardingTable: egress port 255 drops the packet; unused LIDs map to it too. */
+#define ROUTE_DROP 0xff
+/* IBA PortInfo:LMC is 3 bits: a port has up to 2^7 LIDs. */
+#define ROUTE_LMC_MAX 7
+
+struct route_opts {
+	/* The LMC the LID manager was asked for. Engines route every one of a
+	 * port's 2^(port.lmc) LIDs (the model is authoritative); a port whose
+	 * LMC exceeds this is a model/config mismatch and an error. */
+	uint8_t lmc;
+};
+
+struct route_stats {
+	uint32_t dest_ports;   /* LID-bearing ports routed to */
+	uint32_t dest_lids;    /* LIDs routed to (dest_ports x their 2^lmc) */
+	uint64_t routes;       /* LFT entries set (switch, LID) */
+	uint64_t unreach;      /* (switch, LID) pairs left at ROUTE_DROP: no path */
+	uint32_t unreach_lids; /* LIDs that at least one switch cannot reach */
+};
+
+/*
+ * What an engine produces: one linear forwarding table per switch. Switches
+ * are numbered 0..n_sw-1 in node order; lft holds n_sw rows of max_lid + 1
+ * egress port numbers, row s for switch sw_node[s], indexed by LID. 0 is the
+ * switch itself (its own LIDs), ROUTE_DROP no route. Zero it before the
+ * first use; route_out_free() releases it and accepts a zeroed one.
+ */
+struct route_out {
+	uint32_t n_sw;
+	uint32_t *sw_node;  /* [n_sw] node index of each switch */
+	uint32_t *sw_index; /* [n_nodes] switch number of a node, SUBNET_NONE if not one */
+	uint16_t max_lid;   /* each row covers LIDs 0..max_lid */
+	uint8_t *lft;       /* [n_sw * (max_lid + 1)] */
+	struct route_stats stats;
+};
+
+static inline uint8_t *route_lft(const struct route_out *out, uint32_t sw)
+{
+	return out->lft + (size_t)sw * ((size_t)out->max_lid + 1);
+}
+
+void route_out_free(struct route_out *out);
+
+/* Why an engine failed, or what it could not do when it succeeded. */
+struct route_why {
+	char msg[256];
+};
+
+struct route_engine {
+	const char *name;
+	/*
+	 * Route sn into *out (zeroed by the caller). Returns >= 0 on success
+	 * (unreachable LIDs are a success, counted in out->stats and said in
+	 * why), or -errno with the reason in why and *out untouched: -EINVAL
+	 * for a model the engine cannot route (no LIDs, clashing LIDs, an LMC
+	 * over o->lmc), -ENOMEM. why may be NULL.
+	 */
+	int (*route)(const struct subnet *sn, const struct route_opts *o, struct route_out *out,
+		     struct route_why *why);
+};
+
+/* The engine called name, or NULL. */
+const struct route_engine *route_engine_find(const char *name);
+/* All engines, in a fixed order; *n gets the count. */
+const struct route_engine *const *route_engine_list(size_t *n);
+
+/* ---- for engines ------------------------------------------------------------ */
+
+/* Each engine's ops table, listed in engine.c. */
+extern const struct route_engine route_minhop;
+
+/* A LID-bearing port: where its LIDs leave the switched fabric. */
+struct route_dest {
+	uint32_t port;   /* port index in the model */
+	uint32_t sw;     /* switch number it hangs off (itself for port 0), or SUBNET_NONE */
+	uint16_t lid;    /* base LID */
+	uint16_t nlids;  /* 2^lmc */
+	uint8_t sw_port; /* egress port at sw: 0 for a switch's own LIDs */
+};
+
+/*
+ * Start an output: number the switches, check every LID-bearing port (CA and
+ * router ports with a LID, switch port 0 with a LID) and list them in LID
+ * order in *dests (n_dests of them; free() it), and allocate the LFTs filled
+ * with ROUTE_DROP. Fails with -EINVAL and a reason in why for no LIDs at all,
+ * a LID outside the unicast range, a base LID not aligned to its LMC, two
+ * ports holding one LID, or an LMC over o->lmc; -ENOMEM.
+ */
+int route_out_init(const struct subnet *sn, const struct route_opts *o, struct route_out *out,
+		   struct route_dest **dests, uint32_t *n_dests, struct route_why *why);
+
+void route_why_set(struct route_why *why, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,554 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for routing/: the engine registry and the min-hop engine. The
+ * engine's tables are judged by an independent walker: from every switch (so
+ * from every CA, whose first hop is its switch) to every LID, follow the
+ * LFTs hop by hop and require arrival at the LID's port, no drop, no loop,
+ * and exactly as many hops as this file's own BFS says is shortest.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "lib/diag.h"
+#include "routing/route.h"
+#include "sm/subnet.h"
+#include "sm/topo.h"
+
+#define INF UINT32_MAX
+
+/*
+ * LIDs the simplest way (a stand-in for the LID manager): node order, switch
+ * port 0 and linked CA ports take the next free LID; CA ports get LMC lmc and a
+ * base aligned to 2^lmc, switches LMC 0 (enhanced port 0 has no LMC).
+ */
+static void assign_lids(struct subnet *sn, uint8_t lmc)
+{
+	uint32_t next = 1;
+
+	for (uint32_t n = 0; n < sn->n_nodes; n++) {
+		bool sw = subnet_is_switch(sn, n);
+
+		for (unsigned p = sw ? 0 : 1; p <= (sw ? 0u : sn->node[n].nports); p++) {
+			struct subnet_port *pt = &sn->port[subnet_port_idx(sn, n, p)];
+			uint32_t step = sw ? 1 : 1u << lmc;
+
+			if (!sw && pt->peer == SUBNET_NONE)
+				continue; /* a port that is down gets no LID */
+			next = (next + step - 1) & ~(step - 1);
+			pt->lid = (uint16_t)next;
+			pt->lmc = sw ? 0 : lmc;
+			next += step;
+		}
+	}
+}
+
+static struct subnet *load_path(const char *path)
+{
+	struct subnet *sn = NULL;
+	struct diag d = { 0 };
+
+	if (topo_read_file(path, &sn, &d) < 0)
+		diag_print(&d, stderr);
+	assert_non_null(sn);
+	diag_free(&d);
+	return sn;
+}
+
+static struct subnet *load(const char *name)
+{
+	const char *srcdir = getenv("srcdir");
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/tests/topologies/%s", srcdir ? srcdir : ".", name);
+	return load_path(path);
+}
+
+static void route(const struct subnet *sn, uint8_t lmc, struct route_out *out,
+		  struct route_why *why)
+{
+	const struct route_engine *e = route_engine_find("minhop");
+	struct route_opts o = { .lmc = lmc };
+
+	assert_non_null(e);
+	memset(out, 0, sizeof(*out));
+	assert_int_equal(e->route(sn, &o, out, why), 0);
+}
+
+/* The walker's own view of a LID-bearing port. */
+static bool has_lids(const struct subnet *sn, uint32_t pi)
+{
+	const struct subnet_port *p = &sn->port[pi];
+
+	return p->lid && (subnet_is_switch(sn, p->node) ? p->num == 0 : p->num != 0);
+}
+
+/* The switch node where port pi's traffic leaves the fabric, or SUBNET_NONE. */
+static uint32_t attach_node(const struct subnet *sn, uint32_t pi)
+{
+	const struct subnet_port *p = &sn->port[pi];
+
+	if (subnet_is_switch(sn, p->node))
+		return p->node;
+	if (p->peer == SUBNET_NONE || !subnet_is_switch(sn, sn->port[p->peer].node))
+		return SUBNET_NONE;
+	return sn->port[p->peer].node;
+}
+
+/* Hops over switch-to-switch links from every node to switch node dst. */
+static void node_bfs(const struct subnet *sn, uint32_t dst, uint32_t *dist, uint32_t *q)
+{
+	uint32_t h = 0, t = 0;
+
+	for (uint32_t i = 0; i < sn->n_nodes; i++)
+		dist[i] = INF;
+	dist[dst] = 0;
+	q[t++] = dst;
+	while (h < t) {
+		uint32_t n = q[h++];
+
+		for (unsigned p = 1; p <= sn->node[n].nports; p++) {
+			uint32_t peer = sn->port[subnet_port_idx(sn, n, p)].peer;
+			uint32_t m;
+
+			if (peer == SUBNET_NONE)
+				continue;
+			m = sn->port[peer].node;
+			if (!subnet_is_switch(sn, m) || dist[m] != INF)
+				continue;
+			dist[m] = dist[n] + 1;
+			q[t++] = m;
+		}
+	}
+}
+
+/* Follow lid from switch node src; returns the hop count. */
+static uint32_t walk(const struct subnet *sn, const struct route_out *out, uint32_t src,
+		     uint32_t lid, uint32_t dport)
+{
+	uint32_t cur = src, hops = 0;
+
+	for (;;) {
+		uint8_t e = route_lft(out, out->sw_index[cur])[lid];
+		uint32_t peer;
+
+		if (e == ROUTE_DROP)
+			fail_msg("LID %u dropped at \"%s\"", lid, subnet_str(sn, sn->node[cur].name));
+		if (e == 0) {
+			assert_int_equal(subnet_port_idx(sn, cur, 0), dport);
+			return hops;
+		}
+		assert_true(e <= sn->node[cur].nports);
+		peer = sn->port[subnet_port_idx(sn, cur, e)].peer;
+		assert_int_not_equal(peer, SUBNET_NONE);
+		if (!subnet_is_switch(sn, sn->port[peer].node)) {
+			assert_int_equal(peer, dport);
+			return hops;
+		}
+		cur = sn->port[peer].node;
+		if (++hops > out->n_sw)
+			fail_msg("LID %u loops from \"%s\"", lid, subnet_str(sn, sn->node[src].name));
+	}
+}
+
+/*
+ * Every (switch, LID) pair: reachable ones arrive in the fewest hops,
+ * unreachable ones and LIDs nobody holds are ROUTE_DROP. Returns the number
+ * of pairs walked.
+ */
+static uint64_t check_all(const struct subnet *sn, const struct route_out *out)
+{
+	uint32_t *dist = calloc(sn->n_nodes, sizeof(*dist));
+	uint32_t *q = calloc(sn->n_nodes, sizeof(*q));
+	uint8_t *held = calloc((size_t)out->max_lid + 1, 1);
+	uint64_t walked = 0;
+
+	assert_non_null(dist);
+	assert_non_null(q);
+	assert_non_null(held);
+	for (uint32_t pi = 0; pi < sn->n_ports; pi++) {
+		const struct subnet_port *p = &sn->port[pi];
+		uint32_t at;
+
+		if (!has_lids(sn, pi))
+			continue;
+		at = attach_node(sn, pi);
+		if (at != SUBNET_NONE)
+			node_bfs(sn, at, dist, q);
+		for (uint32_t lid = p->lid; lid < p->lid + (1u << p->lmc); lid++) {
+			assert_true(lid <= out->max_lid);
+			held[lid] = 1;
+			for (uint32_t s = 0; s < out->n_sw; s++) {
+				uint32_t node = out->sw_node[s];
+
+				if (at == SUBNET_NONE || dist[node] == INF) {
+					assert_int_equal(route_lft(out, s)[lid], ROUTE_DROP);
+					continue;
+				}
+				assert_int_equal(walk(sn, out, node, lid, pi), dist[node]);
+				walked++;
+			}
+		}
+	}
+	for (uint32_t lid = 0; lid <= out->max_lid; lid++)
+		for (uint32_t s = 0; s < out->n_sw && !held[lid]; s++)
+			assert_int_equal(route_lft(out, s)[lid], ROUTE_DROP);
+	free(dist);
+	free(q);
+	free(held);
+	return walked;
+}
+
+static void check_fabric(struct subnet *sn, uint8_t lmc)
+{
+	struct route_out out;
+	struct route_why why = { { 0 } };
+
+	assign_lids(sn, lmc);
+	route(sn, lmc, &out, &why);
+	assert_int_equal(out.stats.unreach, 0);
+	assert_int_equal(out.stats.unreach_lids, 0);
+	assert_non_null(strstr(why.msg, "routed"));
+	assert_true(check_all(sn, &out) > 0);
+	assert_int_equal(out.stats.routes, (uint64_t)out.n_sw * out.stats.dest_lids);
+	route_out_free(&out);
+}
+
+static void check_file(const char *name)
+{
+	for (uint8_t lmc = 0; lmc <= 2; lmc += 2) {
+		struct subnet *sn = load(name);
+
+		check_fabric(sn, lmc);
+		subnet_free(sn);
+	}
+}
+
+static void test_ft2_k8(void **state)
+{
+	(void)state;
+	check_file("ft2-k8.topo");
+}
+
+static void test_ft3_k4(void **state)
+{
+	(void)state;
+	check_file("ft3-k4.topo");
+}
+
+static void test_ft2_degraded(void **state)
+{
+	(void)state;
+	check_file("ft2-k8-degraded.topo");
+}
+
+static void test_torus(void **state)
+{
+	(void)state;
+	check_file("torus2d-4x4.topo");
+}
+
+static void test_loop(void **state)
+{
+	(void)state;
+	check_file("loop.topo");
+}
+
+static void test_parallel(void **state)
+{
+	(void)state;
+	check_file("parallel.topo");
+}
+
+static void test_2sw2path(void **state)
+{
+	(void)state;
+	check_file("2sw2path.topo");
+}
+
+static void test_single(void **state)
+{
+	(void)state;
+	check_file("single-switch.topo");
+}
+
+/* ibsim's own example, read as ibsim ships it. */
+static void test_ibsim_example(void **state)
+{
+	const char *path = "/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca";
+
+	(void)state;
+	if (access(path, R_OK))
+		skip();
+	for (uint8_t lmc = 0; lmc <= 2; lmc += 2) {
+		struct subnet *sn = load_path(path);
+
+		check_fabric(sn, lmc);
+		subnet_free(sn);
+	}
+}
+
+/* Does switch node s have a CA on some port (a leaf)? */
+static bool is_leaf(const struct subnet *sn, uint32_t s)
+{
+	for (unsigned p = 1; p <= sn->node[s].nports; p++) {
+		uint32_t peer = sn->port[subnet_port_idx(sn, s, p)].peer;
+
+		if (peer != SUBNET_NONE && !subnet_is_switch(sn, sn->port[peer].node))
+			return true;
+	}
+	return false;
+}
+
+/* On ft2-k8 every leaf's uplinks carry the same number of routes, +-1. */
+static void test_ft2_balance(void **state)
+{
+	(void)state;
+	for (uint8_t lmc = 0; lmc <= 2; lmc += 2) {
+		struct subnet *sn = load("ft2-k8.topo");
+		struct route_out out;
+		unsigned leaves = 0;
+
+		assign_lids(sn, lmc);
+		route(sn, lmc, &out, NULL);
+		for (uint32_t s = 0; s < out.n_sw; s++) {
+			uint32_t node = out.sw_node[s], cnt[256] = { 0 }, lo = UINT32_MAX, hi = 0;
+			const uint8_t *lft = route_lft(&out, s);
+
+			if (!is_leaf(sn, node))
+				continue;
+			leaves++;
+			for (uint32_t lid = 0; lid <= out.max_lid; lid++)
+				cnt[lft[lid]]++;
+			for (unsigned p = 1; p <= sn->node[node].nports; p++) {
+				uint32_t peer = sn->port[subnet_port_idx(sn, node, p)].peer;
+
+				if (peer == SUBNET_NONE || !subnet_is_switch(sn, sn->port[peer].node))
+					continue;
+				lo = cnt[p] < lo ? cnt[p] : lo;
+				hi = cnt[p] > hi ? cnt[p] : hi;
+			}
+			assert_true(hi > 0);
+			assert_true(hi - lo <= 1);
+		}
+		assert_int_equal(leaves, 8);
+		route_out_free(&out);
+		subnet_free(sn);
+	}
+}
+
+/* LMC 2: the 4 LIDs of a remote host leave a leaf by 4 different uplinks. */
+static void test_lmc_spread(void **state)
+{
+	struct subnet *sn = load("ft2-k8.topo");
+	struct route_out out;
+	unsigned checked = 0;
+
+	(void)state;
+	assign_lids(sn, 2);
+	route(sn, 2, &out, NULL);
+	for (uint32_t pi = 0; pi < sn->n_ports; pi++) {
+		const struct subnet_port *p = &sn->port[pi];
+
+		if (!has_lids(sn, pi) || subnet_is_switch(sn, p->node))
+			continue;
+		for (uint32_t s = 0; s < out.n_sw; s++) {
+			const uint8_t *lft = route_lft(&out, s);
+			uint32_t used = 0;
+
+			if (!is_leaf(sn, out.sw_node[s]) || out.sw_node[s] == attach_node(sn, pi))
+				continue;
+			for (uint32_t k = 0; k < 4; k++)
+				used |= 1u << lft[p->lid + k];
+			assert_int_equal(__builtin_popcount(used), 4);
+			checked++;
+		}
+	}
+	assert_int_equal(checked, 32 * 7);
+	route_out_free(&out);
+	subnet_free(sn);
+}
+
+/* Parallel links are all candidates: routes between the two switches use every one. */
+static void test_parallel_links_used(void **state)
+{
+	struct subnet *sn = load("parallel.topo");
+	struct route_out out;
+
+	(void)state;
+	assign_lids(sn, 0);
+	route(sn, 0, &out, NULL);
+	assert_int_equal(out.n_sw, 2);
+	for (uint32_t s = 0; s < 2; s++) {
+		uint32_t node = out.sw_node[s], used = 0, links = 0;
+		const uint8_t *lft = route_lft(&out, s);
+
+		for (unsigned p = 1; p <= sn->node[node].nports; p++) {
+			uint32_t peer = sn->port[subnet_port_idx(sn, node, p)].peer;
+
+			links += peer != SUBNET_NONE && subnet_is_switch(sn, sn->port[peer].node);
+		}
+		for (uint32_t lid = 1; lid <= out.max_lid; lid++) {
+			uint8_t e = lft[lid];
+			uint32_t peer;
+
+			if (e == 0 || e == ROUTE_DROP)
+				continue;
+			peer = sn->port[subnet_port_idx(sn, node, e)].peer;
+			if (subnet_is_switch(sn, sn->port[peer].node))
+				used |= 1u << e;
+		}
+		assert_int_equal(links, 4);
+		/* 3 remote LIDs (2 hosts + switch) over 4 links: 3 distinct ports. */
+		assert_int_equal(__builtin_popcount(used), 3);
+	}
+	route_out_free(&out);
+	subnet_free(sn);
+}
+
+static void test_deterministic(void **state)
+{
+	struct subnet *sn = load("ft3-k4.topo");
+	struct route_out a, b;
+
+	(void)state;
+	assign_lids(sn, 2);
+	route(sn, 2, &a, NULL);
+	route(sn, 2, &b, NULL);
+	assert_int_equal(a.n_sw, b.n_sw);
+	assert_int_equal(a.max_lid, b.max_lid);
+	assert_memory_equal(a.lft, b.lft, (size_t)a.n_sw * (a.max_lid + 1));
+	route_out_free(&a);
+	route_out_free(&b);
+	subnet_free(sn);
+}
+
+static struct subnet *read_mem(const char *text)
+{
+	struct subnet *sn = NULL;
+	struct diag d = { 0 };
+
+	if (topo_read_mem(text, strlen(text), "mem", &sn, &d) < 0)
+		diag_print(&d, stderr);
+	assert_non_null(sn);
+	diag_free(&d);
+	return sn;
+}
+
+/* Two pieces: each switch reaches only its own half; counted, not an error. */
+static void test_disconnected(void **state)
+{
+	struct subnet *sn = read_mem("Switch 4 \"s1\"\n[1] \"h1\"[1]\n"
+				     "Switch 4 \"s2\"\n[1] \"h2\"[1]\n"
+				     "Hca 2 \"h1\"\n[1] \"s1\"[1]\n"
+				     "Hca 1 \"h2\"\n[1] \"s2\"[1]\n");
+	struct route_why why = { { 0 } };
+	struct route_out out;
+
+	(void)state;
+	assign_lids(sn, 0);
+	/* h1's port 2 has a LID but no link: no switch reaches it. */
+	sn->port[subnet_port_idx(sn, subnet_find_name(sn, "h1"), 2)].lid = 9;
+	route(sn, 0, &out, &why);
+	assert_int_equal(out.stats.dest_lids, 5);
+	assert_int_equal(out.stats.unreach_lids, 5);
+	assert_int_equal(out.stats.unreach, 4 + 2);
+	assert_int_equal(out.stats.routes, 4);
+	assert_non_null(strstr(why.msg, "5 of 5 LIDs cannot be reached"));
+	check_all(sn, &out);
+	route_out_free(&out);
+	subnet_free(sn);
+}
+
+/* A model the engine cannot route: -EINVAL, a reason, and *out untouched. */
+static void route_bad(struct subnet *sn, uint8_t lmc, const char *want)
+{
+	const struct route_engine *e = route_engine_find("minhop");
+	struct route_opts o = { .lmc = lmc };
+	struct route_why why = { { 0 } };
+	struct route_out out, zero;
+
+	memset(&out, 0, sizeof(out));
+	memset(&zero, 0, sizeof(zero));
+	assert_int_equal(e->route(sn, &o, &out, &why), -EINVAL);
+	assert_memory_equal(&out, &zero, sizeof(out));
+	if (!strstr(why.msg, want))
+		fail_msg("why: \"%s\", want \"%s\"", why.msg, want);
+}
+
+static void test_refused(void **state)
+{
+	struct subnet *sn = load("single-switch.topo");
+	struct subnet_port *sw0 = NULL, *ca = NULL;
+
+	(void)state;
+	route_bad(sn, 0, "no port has a LID");
+	assign_lids(sn, 0);
+	for (uint32_t i = 0; i < sn->n_ports; i++) {
+		if (!has_lids(sn, i))
+			continue;
+		if (subnet_is_switch(sn, sn->port[i].node))
+			sw0 = &sn->port[i];
+		else
+			ca = &sn->port[i];
+	}
+	assert_non_null(sw0);
+	assert_non_null(ca);
+	ca->lid = sw0->lid;
+	route_bad(sn, 0, "is held by both");
+	ca->lid = 8;
+	ca->lmc = 2;
+	route_bad(sn, 0, "has LMC 2, more than the 0");
+	ca->lid = 6;
+	route_bad(sn, 2, "not a multiple of 2^LMC");
+	ca->lid = 0xc000;
+	route_bad(sn, 2, "leave the unicast range");
+	subnet_free(sn);
+}
+
+static void test_registry(void **state)
+{
+	const struct route_engine *const *list;
+	size_t n = 0;
+
+	(void)state;
+	list = route_engine_list(&n);
+	assert_true(n >= 1);
+	for (size_t i = 0; i < n; i++)
+		assert_ptr_equal(route_engine_find(list[i]->name), list[i]);
+	assert_string_equal(route_engine_find("minhop")->name, "minhop");
+	assert_null(route_engine_find("nope"));
+	assert_null(route_engine_find(""));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_ft2_k8),
+		cmocka_unit_test(test_ft3_k4),
+		cmocka_unit_test(test_ft2_degraded),
+		cmocka_unit_test(test_torus),
+		cmocka_unit_test(test_loop),
+		cmocka_unit_test(test_parallel),
+		cmocka_unit_test(test_2sw2path),
+		cmocka_unit_test(test_single),
+		cmocka_unit_test(test_ibsim_example),
+		cmocka_unit_test(test_ft2_balance),
+		cmocka_unit_test(test_lmc_spread),
+		cmocka_unit_test(test_parallel_links_used),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_disconnected),
+		cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests_name("routing", tests, NULL, NULL);
+}
