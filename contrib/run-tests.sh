@@ -29,6 +29,9 @@ tally() { # DIR LABEL
 			*) fail=$((fail + 1)); failed+=("$2 $name ($res)") ;;
 			esac
 		done < <(sed -n 's/^:test-result: *\([A-Z]*\).*/\1/p' "$trs")
+		printf '  %-6s %-44s %4s passed %3s failed\n' "$2" "$name" \
+			"$(grep -c '^:test-result: *\(PASS\|XFAIL\|SKIP\)' "$trs")" \
+			"$(grep -c '^:test-result: *\(FAIL\|ERROR\|XPASS\)' "$trs")"
 	done < <(find "$1" -name '*.trs' | sort)
 }
 
