@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/array.h"
 #include "lib/cleanup.h"
 #include "subnet.h"
 
@@ -31,26 +32,6 @@ void subnet_free(struct subnet *sn)
 	itab_free(&sn->by_port_guid);
 	itab_free(&sn->by_name);
 	free(sn);
-}
-
-/* Grow an array to hold at least need elements; doubles to stay amortised O(1). */
-static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
-{
-	uint64_t n = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	if (n > UINT32_MAX - 1)
-		return -ENOMEM;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = (uint32_t)n;
-	return 0;
 }
 
 static uint64_t node_guid_hash(uint32_t idx, const void *ctx)
@@ -149,8 +130,8 @@ int subnet_add_node(struct subnet *sn, enum node_type type, uint8_t nports, uint
 	r = check_new_node(sn, type, nports, guid, name);
 	if (r < 0)
 		return r;
-	if (grow((void **)&sn->node, &sn->cap_nodes, ni + 1, sizeof(*sn->node)) < 0 ||
-	    grow((void **)&sn->port, &sn->cap_ports, pb + nports + 1u, sizeof(*sn->port)) < 0)
+	if (array_grow((void **)&sn->node, &sn->cap_nodes, ni + 1, sizeof(*sn->node)) < 0 ||
+	    array_grow((void **)&sn->port, &sn->cap_ports, pb + nports + 1u, sizeof(*sn->port)) < 0)
 		return -ENOMEM;
 
 	nd = &sn->node[ni];

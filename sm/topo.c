@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/array.h"
 #include "lib/cleanup.h"
 #include "topo.h"
 #include "topo_priv.h"
@@ -128,30 +129,10 @@ const char *topo_node_str(const struct topo_ctx *x, uint32_t node, char *buf, si
 
 /* ---- reader state ------------------------------------------------------- */
 
-static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
-{
-	uint64_t n = *cap ? *cap : 256;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	if (n > UINT32_MAX)
-		return -ENOMEM;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -ENOMEM;
-	memset((char *)p + *cap * elem, 0, (n - *cap) * elem);
-	*arr = p;
-	*cap = (uint32_t)n;
-	return 0;
-}
-
 int topo_grow(struct topo_ctx *x)
 {
-	if (grow((void **)&x->port, &x->cap_port, x->sn->n_ports, sizeof(*x->port)) < 0 ||
-	    grow((void **)&x->node_file, &x->cap_node_file, x->sn->n_nodes,
+	if (array_grow((void **)&x->port, &x->cap_port, x->sn->n_ports, sizeof(*x->port)) < 0 ||
+	    array_grow((void **)&x->node_file, &x->cap_node_file, x->sn->n_nodes,
 		 sizeof(*x->node_file)) < 0)
 		return -ENOMEM;
 	return 0;

@@ -11,7 +11,7 @@ secs=${FUZZ_SECONDS:-60}
 
 # target name -> the loom sources it needs besides its own harness
 declare -A sources=(
-	[topo]="sm/topo*.c sm/subnet.c lib/diag.c lib/itab.c lib/strpool.c"
+	[topo]="sm/topo*.c sm/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
 	[smp]="mad/smp.c"
 )
 
