@@ -23,13 +23,25 @@
 #define MAD_SIZE 256
 
 /*
+ * Where a MAD came from, or goes: a LID and a QP. A directed-route SMP needs
+ * no address (it travels to the permissive LID); answers to LID-routed
+ * requests go back to the requester's LID.
+ */
+struct mad_addr {
+	uint16_t lid;
+	uint32_t qpn;
+};
+
+/*
  * A transport moves whole MADs. send and recv return >= 0 or -errno; recv
- * never blocks: -EAGAIN when nothing is queued. fd is readable when recv has
- * something (for poll() or sd-event). Unit tests plug in a fake.
+ * never blocks: -EAGAIN when nothing is queued. send's to is NULL for a
+ * directed-route SMP; recv fills *from when it is not NULL. fd is readable
+ * when recv has something (for poll() or sd-event). Unit tests plug in a fake.
  */
 struct mad_transport_ops {
-	int (*send)(void *t, const uint8_t *mad, size_t len, unsigned timeout_ms);
-	int (*recv)(void *t, uint8_t *mad, size_t len);
+	int (*send)(void *t, const uint8_t *mad, size_t len, unsigned timeout_ms,
+		    const struct mad_addr *to);
+	int (*recv)(void *t, uint8_t *mad, size_t len, struct mad_addr *from);
 	int (*fd)(void *t);
 };
 

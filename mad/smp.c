@@ -180,3 +180,8 @@ int smp_decode_switch_info(const uint8_t *mad, size_t len, struct smp_switch_inf
 	};
 	return 0;
 }
+
+int smp_data(const uint8_t *mad, size_t len, uint8_t data[SMP_DATA_SIZE])
+{
+	return data_of(mad, len, data, SMP_DATA_SIZE);
+}

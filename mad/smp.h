@@ -14,13 +14,30 @@ enum smp_attr {
 	SMP_ATTR_NODE_INFO = 0x0011,
 	SMP_ATTR_SWITCH_INFO = 0x0012,
 	SMP_ATTR_PORT_INFO = 0x0015,
+	SMP_ATTR_LFT = 0x0019,
+	SMP_ATTR_NOTICE = 0x0002,
+	SMP_ATTR_SM_INFO = 0x0020,
 };
 
 enum smp_method {
 	SMP_GET = 0x01,
 	SMP_SET = 0x02,
+	SMP_TRAP = 0x05,
+	SMP_TRAP_REPRESS = 0x07,
 	SMP_GET_RESP = 0x81,
 };
+
+/* IBA 14.2.5.6 PortInfo:PortState. */
+enum smp_port_state {
+	SMP_PORT_NOP = 0, /* in a Set: no change */
+	SMP_PORT_DOWN = 1,
+	SMP_PORT_INIT = 2,
+	SMP_PORT_ARMED = 3,
+	SMP_PORT_ACTIVE = 4,
+};
+
+/* IBA 14.2.5.11: an LFT block is 64 one-byte egress ports. */
+#define SMP_LFT_BLOCK 64
 
 /* IBA 14.2.1.2: an initial path has at most 63 hops (bytes 1..63). */
 #define SMP_MAX_HOPS 63
@@ -98,5 +115,73 @@ int smp_decode_node_info(const uint8_t *mad, size_t len, struct smp_node_info *n
 int smp_decode_node_desc(const uint8_t *mad, size_t len, char desc[SMP_DATA_SIZE + 1]);
 int smp_decode_port_info(const uint8_t *mad, size_t len, struct smp_port_info *pi);
 int smp_decode_switch_info(const uint8_t *mad, size_t len, struct smp_switch_info *si);
+/* The raw data field of a checked response (what a later Set starts from). */
+int smp_data(const uint8_t *mad, size_t len, uint8_t data[SMP_DATA_SIZE]);
+
+/* ---- Set payloads (smp_set.c) ------------------------------------------------ */
+
+/*
+ * What the SM changes in a port's PortInfo; everything else goes back as
+ * read, and the fields whose 0 means "no change" (PortPhysicalState,
+ * LinkSpeedEnabled, LinkWidthEnabled, LinkDownDefaultState) are sent as 0,
+ * so a Set never renegotiates a link by accident.
+ */
+struct smp_port_set {
+	uint16_t lid, sm_lid;
+	uint8_t lmc;
+	uint8_t state;        /* enum smp_port_state; SMP_PORT_NOP leaves it */
+	uint8_t neighbor_mtu; /* IB_MTU_LEN_*; 0 leaves it */
+	uint8_t op_vls;       /* IBA encoding (1: VL0 .. 5: VL0-14); 0 leaves it */
+	uint64_t subnet_prefix;
+};
+/* A PortInfo Set payload: raw (as read) with s applied. */
+void smp_port_info_set(const uint8_t raw[SMP_DATA_SIZE], const struct smp_port_set *s,
+		       uint8_t out[SMP_DATA_SIZE]);
+/* Whether raw already holds what s would set (ignoring state, checked apart). */
+bool smp_port_info_matches(const uint8_t raw[SMP_DATA_SIZE], const struct smp_port_set *s);
+/*
+ * A SwitchInfo Set payload: raw with LinearFDBTop set and, when clear_change,
+ * PortStateChange written as 1 (IBA 14.2.5.4: writing 1 clears it).
+ */
+void smp_switch_info_set(const uint8_t raw[SMP_DATA_SIZE], uint16_t lin_top, bool clear_change,
+			 uint8_t out[SMP_DATA_SIZE]);
+
+/* ---- the SM's own attributes (smp_agent.c) ---------------------------------- */
+
+/* IBA 14.2.5.13 SMInfo:SMState. */
+enum smp_sm_state {
+	SMP_SM_NOT_ACTIVE = 0,
+	SMP_SM_DISCOVERING = 1,
+	SMP_SM_STANDBY = 2,
+	SMP_SM_MASTER = 3,
+};
+
+struct smp_sm_info {
+	uint64_t guid, sm_key;
+	uint32_t act_count;
+	uint8_t priority; /* 0..15 */
+	uint8_t state;    /* enum smp_sm_state */
+};
+
+/* IBA 14.2.5.1 Notice, the parts an SM acts on. */
+struct smp_notice {
+	bool generic;
+	uint8_t type;
+	uint16_t trap_num;   /* generic: the trap number (128: link state change) */
+	uint16_t issuer_lid;
+	uint32_t producer;   /* generic: node type of the producer */
+};
+
+int smp_encode_sm_info(const struct smp_sm_info *si, uint8_t data[SMP_DATA_SIZE]);
+int smp_decode_sm_info(const uint8_t *mad, size_t len, struct smp_sm_info *si);
+int smp_decode_notice(const uint8_t *mad, size_t len, struct smp_notice *n);
+/*
+ * The answer to a received request: same header and TID, Method GetResp
+ * (TrapRepress for a Trap, IBA 13.4.6.5), status, data (NULL: as received).
+ * A directed-route answer gets the D bit (IBA 14.2.2.2). -EPROTO if req is
+ * not a whole SMP request.
+ */
+int smp_make_resp(const uint8_t *req, size_t len, uint16_t status,
+		  const uint8_t data[SMP_DATA_SIZE], uint8_t out[MAD_SIZE]);
 
 #endif

@@ -34,6 +34,8 @@ struct txn {
 	struct txn_stats st;
 	txn_drop_fn drop_fn;
 	void *drop_arg;
+	txn_request_fn req_fn;
+	void *req_arg;
 	uint64_t (*now_fn)(void *arg);
 	void *now_arg;
 };
@@ -165,7 +167,7 @@ static int send_item(struct txn *x, struct txn_item *it)
 	it->tries++;
 	it->deadline = x->now_fn(x->now_arg) + x->o.timeout_ms;
 	x->st.sent++;
-	return x->ops->send(x->t, it->mad, MAD_SIZE, x->o.timeout_ms);
+	return x->ops->send(x->t, it->mad, MAD_SIZE, x->o.timeout_ms, NULL);
 }
 
 static void expire(struct txn *x, uint64_t now)
@@ -240,13 +242,34 @@ static bool was_late(const struct txn *x, uint32_t tid)
 	return false;
 }
 
-void txn_input(struct txn *x, const uint8_t *mad, size_t len)
+void txn_set_request_hook(struct txn *x, txn_request_fn fn, void *arg)
+{
+	x->req_fn = fn;
+	x->req_arg = arg;
+}
+
+int txn_send_raw(struct txn *x, const uint8_t *mad, size_t len, const struct mad_addr *to)
+{
+	x->st.sent++;
+	return x->ops->send(x->t, mad, len, 0, to);
+}
+
+void txn_input(struct txn *x, const uint8_t *mad, size_t len, const struct mad_addr *from)
 {
 	struct smp_hdr h;
 	int r;
 
 	if (smp_peek(mad, len, &h) < 0) {
 		drop(x, TXN_DROP_MALFORMED, NULL);
+		return;
+	}
+	/* IBA 13.4.5: the high bit of Method (R) marks a response. */
+	if (!(h.method & 0x80)) {
+		x->st.requests++;
+		if (x->req_fn)
+			x->req_fn(x->req_arg, mad, len, from);
+		else
+			drop(x, TXN_DROP_UNEXPECTED, &h);
 		return;
 	}
 	for (unsigned i = 0; i < x->o.window; i++) {
@@ -294,18 +317,19 @@ const struct txn_stats *txn_stats(const struct txn *x)
 	return &x->st;
 }
 
-static int drain(struct txn *x)
+int txn_drain(struct txn *x)
 {
 	uint8_t mad[MAD_SIZE];
+	struct mad_addr from;
 	int n;
 
 	for (;;) {
-		n = x->ops->recv(x->t, mad, sizeof(mad));
+		n = x->ops->recv(x->t, mad, sizeof(mad), &from);
 		if (n == -EAGAIN || n == -EINTR)
 			return 0;
 		if (n < 0)
 			return n;
-		txn_input(x, mad, (size_t)n);
+		txn_input(x, mad, (size_t)n, &from);
 	}
 }
 
@@ -334,7 +358,7 @@ int txn_run(struct txn *x, int timeout_ms)
 		if (r > 0 && (pfd.revents & (POLLERR | POLLNVAL)))
 			return -EIO;
 		if (r > 0) {
-			r = drain(x);
+			r = txn_drain(x);
 			if (r < 0)
 				return r;
 		}

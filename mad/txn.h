@@ -31,6 +31,7 @@ struct txn_stats {
 	uint64_t completed; /* answered with status 0 */
 	uint64_t failed;    /* answered with a non-zero status, or not sent */
 	uint64_t timeouts;  /* gave up after all retries */
+	uint64_t requests;  /* requests received (not answers): SMInfo, Traps */
 	uint64_t dropped[_TXN_DROP_MAX];
 };
 
@@ -44,6 +45,13 @@ typedef void (*txn_done_fn)(void *arg, int status, const uint8_t *resp, size_t l
 /* Told about every dropped MAD (h NULL if even the header was short), e.g. to log it. */
 typedef void (*txn_drop_fn)(void *arg, enum txn_drop why, const struct smp_hdr *h);
 
+/*
+ * Told about every request that arrives (a MAD that is not a response): the
+ * SM's own agent answers SMInfo and takes Traps. from is the sender.
+ */
+typedef void (*txn_request_fn)(void *arg, const uint8_t *mad, size_t len,
+			       const struct mad_addr *from);
+
 int txn_new(const struct mad_transport_ops *ops, void *t, const struct txn_opts *o,
 	    struct txn **out);
 /* Outstanding requests are dropped without their callbacks. */
@@ -53,6 +61,10 @@ static inline void txn_freep(struct txn **x)
 	txn_free(*x);
 }
 void txn_set_drop_hook(struct txn *x, txn_drop_fn fn, void *arg);
+/* Without a hook, requests are dropped as unexpected. */
+void txn_set_request_hook(struct txn *x, txn_request_fn fn, void *arg);
+/* Send one MAD outside the window (an answer to a request); counted in sent. */
+int txn_send_raw(struct txn *x, const uint8_t *mad, size_t len, const struct mad_addr *to);
 /* Replace the monotonic clock (milliseconds), for tests. */
 void txn_set_clock(struct txn *x, uint64_t (*now_ms)(void *arg), void *arg);
 
@@ -64,7 +76,9 @@ int txn_submit(struct txn *x, const struct smp_req *r, txn_done_fn done, void *a
  * transport; txn_tick() when txn_next_timeout() expires. txn_run() is a
  * plain poll() loop over these.
  */
-void txn_input(struct txn *x, const uint8_t *mad, size_t len);
+void txn_input(struct txn *x, const uint8_t *mad, size_t len, const struct mad_addr *from);
+/* Read everything the transport has queued into txn_input; 0 or -errno. */
+int txn_drain(struct txn *x);
 void txn_tick(struct txn *x);
 /* Milliseconds until the next deadline, -1 if nothing is in flight. */
 int txn_next_timeout(struct txn *x);

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
+#include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <infiniband/umad.h>
 
@@ -14,6 +18,7 @@
 
 struct mad_umad {
 	int portid;
+	int issm_fd; /* open while we are the SM: sets PortInfo:IsSM (IBA 14.4.2) */
 	int agent_lid, agent_dir;
 	unsigned port;
 	char ca[UMAD_CA_NAME_LEN];
@@ -66,7 +71,40 @@ static size_t umad_hdr_size(void)
 	return n > sizeof(struct ib_user_mad) ? n : sizeof(struct ib_user_mad);
 }
 
-int mad_umad_open(const char *ca, unsigned port, struct mad_umad **out)
+/*
+ * An SM takes the requests addressed to it (IBA 14.4: SMInfo Get/Set, and
+ * Traps from the fabric); a plain client takes only answers to its own.
+ */
+static int register_agents(struct mad_umad *u, bool sm)
+{
+	long mask[16 / sizeof(long)];
+
+	/* Methods 0x01 Get, 0x02 Set, 0x05 Trap: all in the first long. */
+	memset(mask, 0, sizeof(mask));
+	mask[0] = 1L << 0x01 | 1L << 0x02 | 1L << 0x05;
+	u->agent_dir = umad_register(u->portid, CLASS_SUBN_DIR, 1, 0, sm ? mask : NULL);
+	u->agent_lid = umad_register(u->portid, CLASS_SUBN_LID, 1, 0, sm ? mask : NULL);
+	if (u->agent_dir < 0 || u->agent_lid < 0)
+		return u->agent_dir < 0 ? u->agent_dir : u->agent_lid;
+	return 0;
+}
+
+/*
+ * Opening the issm device is how a process tells the kernel (and umad2sim
+ * the simulator) that it is the SM: the port's IsSM capability bit is set
+ * for as long as the file stays open.
+ */
+static int open_issm(struct mad_umad *u)
+{
+	char path[256];
+
+	if (umad_get_issm_path(u->ca, (int)u->port, path, sizeof(path)) < 0)
+		return -ENODEV;
+	u->issm_fd = open(path, O_RDWR | O_CLOEXEC);
+	return u->issm_fd < 0 ? -errno : 0;
+}
+
+int mad_umad_open(const char *ca, unsigned port, unsigned flags, struct mad_umad **out)
 {
 	struct mad_umad *u;
 	int r;
@@ -76,7 +114,7 @@ int mad_umad_open(const char *ca, unsigned port, struct mad_umad **out)
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return -ENOMEM;
-	u->portid = u->agent_lid = u->agent_dir = -1;
+	u->portid = u->agent_lid = u->agent_dir = u->issm_fd = -1;
 	/*
 	 * umad_size() is 56 here, yet umad_get_mad() points 64 bytes in
 	 * (struct ib_user_mad's data is 8-aligned): size by the larger.
@@ -94,12 +132,13 @@ int mad_umad_open(const char *ca, unsigned port, struct mad_umad **out)
 		r = u->portid;
 		goto fail;
 	}
-	/* No method mask: we only send requests and take their responses. */
-	u->agent_dir = umad_register(u->portid, CLASS_SUBN_DIR, 1, 0, NULL);
-	u->agent_lid = umad_register(u->portid, CLASS_SUBN_LID, 1, 0, NULL);
-	if (u->agent_dir < 0 || u->agent_lid < 0) {
-		r = u->agent_dir < 0 ? u->agent_dir : u->agent_lid;
+	r = register_agents(u, flags & MAD_UMAD_SM);
+	if (r < 0)
 		goto fail;
+	if (flags & MAD_UMAD_SM) {
+		r = open_issm(u);
+		if (r < 0)
+			goto fail;
 	}
 	*out = u;
 	return 0;
@@ -112,6 +151,8 @@ void mad_umad_close(struct mad_umad *u)
 {
 	if (!u)
 		return;
+	if (u->issm_fd >= 0)
+		close(u->issm_fd);
 	if (u->portid >= 0)
 		umad_close_port(u->portid);
 	free(u->buf);
@@ -128,7 +169,8 @@ unsigned mad_umad_port(const struct mad_umad *u)
 	return u->port;
 }
 
-static int umad_t_send(void *t, const uint8_t *mad, size_t len, unsigned timeout_ms)
+static int umad_t_send(void *t, const uint8_t *mad, size_t len, unsigned timeout_ms,
+		       const struct mad_addr *to)
 {
 	struct mad_umad *u = t;
 	int agent, r;
@@ -139,18 +181,17 @@ static int umad_t_send(void *t, const uint8_t *mad, size_t len, unsigned timeout
 	memset(u->buf, 0, umad_hdr_size());
 	memcpy(umad_get_mad(u->buf), mad, MAD_SIZE);
 	/*
-	 * A directed-route SMP goes to the permissive LID (IBA 14.2.2); the
-	 * LID-routed ones carry their DLID, which the caller has not told us
-	 * yet, so only DR is supported for now. The kernel matches a response
-	 * to its request only while the request waits (timeout_ms > 0); we do
-	 * our own retries, so the kernel's count is 0.
+	 * A directed-route SMP goes to the permissive LID (IBA 14.2.2); a
+	 * LID-routed one to its DLID, QP0 (QKey 0: QP0 ignores it). The kernel
+	 * matches a response to its request only while the request waits
+	 * (timeout_ms > 0); we do our own retries, so the kernel's count is 0.
 	 */
-	umad_set_addr(u->buf, 0xffff, 0, 0, 0);
+	umad_set_addr(u->buf, to ? to->lid : 0xffff, to ? (int)to->qpn : 0, 0, 0);
 	r = umad_send(u->portid, agent, u->buf, MAD_SIZE, (int)timeout_ms, 0);
 	return r < 0 ? (errno ? -errno : -EIO) : 0;
 }
 
-static int umad_t_recv(void *t, uint8_t *mad, size_t len)
+static int umad_t_recv(void *t, uint8_t *mad, size_t len, struct mad_addr *from)
 {
 	struct mad_umad *u = t;
 	int n, r;
@@ -172,6 +213,12 @@ static int umad_t_recv(void *t, uint8_t *mad, size_t len)
 		if ((size_t)n > len)
 			n = (int)len;
 		memcpy(mad, umad_get_mad(u->buf), (size_t)n);
+		if (from) {
+			const struct ib_user_mad *um = (const struct ib_user_mad *)u->buf;
+
+			from->lid = be16toh(um->addr.lid);
+			from->qpn = be32toh(um->addr.qpn);
+		}
 		return n;
 	}
 }

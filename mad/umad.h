@@ -6,13 +6,16 @@
 
 struct mad_umad;
 
+/* Open as the subnet manager: take requests (SMInfo, Traps) and hold issm. */
+#define MAD_UMAD_SM 0x1
+
 /*
  * Open a CA port for SMPs. ca NULL: the first CA umad knows; port 0: the
  * first port of that CA. Registers agents for the directed-route (0x81) and
  * LID-routed (0x01) SMP classes. -ENODEV when there is no such CA or port,
  * other -errno from libibumad.
  */
-int mad_umad_open(const char *ca, unsigned port, struct mad_umad **out);
+int mad_umad_open(const char *ca, unsigned port, unsigned flags, struct mad_umad **out);
 void mad_umad_close(struct mad_umad *u);
 static inline void mad_umad_closep(struct mad_umad **u)
 {

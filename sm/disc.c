@@ -22,12 +22,14 @@ struct dport {
 	bool pi_asked, have_pi;
 	uint64_t guid;      /* PortGUID from NodeInfo, if reached through this port */
 	struct smp_port_info pi;
+	uint8_t raw[SMP_DATA_SIZE];
 };
 
 /* A node as the sweep knows it; turned into the model at the end. */
 struct dnode {
 	struct smp_node_info ni;
 	struct smp_switch_info si;
+	uint8_t si_raw[SMP_DATA_SIZE];
 	char desc[SMP_DATA_SIZE + 1];
 	uint8_t hops;
 	uint8_t path[SMP_MAX_HOPS + 1]; /* the first route that reached it */
@@ -293,9 +295,13 @@ static int decode(struct disc *d, const struct req *q, const uint8_t *resp, size
 		break;
 	case REQ_SWITCH_INFO:
 		r = smp_decode_switch_info(resp, len, &d->node[q->node].si);
+		if (r == 0)
+			r = smp_data(resp, len, d->node[q->node].si_raw);
 		break;
 	case REQ_PORT_INFO:
 		r = smp_decode_port_info(resp, len, &pi);
+		if (r == 0)
+			r = smp_data(resp, len, d->node[q->node].port[q->port].raw);
 		if (r == 0)
 			got_port_info(d, q, &pi);
 		break;
@@ -441,6 +447,44 @@ static int build(struct disc *d, struct subnet **out)
 	return 0;
 }
 
+static int build_live(const struct disc *d, const struct subnet *sn, struct disc_live *live)
+{
+	live->node = calloc(sn->n_nodes ? sn->n_nodes : 1, sizeof(*live->node));
+	live->port = calloc(sn->n_ports ? sn->n_ports : 1, sizeof(*live->port));
+	if (!live->node || !live->port) {
+		disc_live_free(live);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < d->n; i++) {
+		const struct dnode *nd = &d->node[i];
+		struct disc_node *ln = &live->node[i];
+
+		ln->hops = nd->hops;
+		memcpy(ln->path, nd->path, sizeof(ln->path));
+		ln->si = nd->si;
+		memcpy(ln->si_raw, nd->si_raw, sizeof(ln->si_raw));
+		for (unsigned p = 0; p <= nd->ni.num_ports; p++) {
+			struct disc_port *lp = &live->port[subnet_port_idx(sn, i, p)];
+
+			lp->have_pi = nd->port[p].have_pi;
+			lp->pi = nd->port[p].pi;
+			memcpy(lp->raw, nd->port[p].raw, sizeof(lp->raw));
+		}
+	}
+	live->local_port = d->node[0].ni.local_port;
+	return 0;
+}
+
+void disc_live_free(struct disc_live *l)
+{
+	if (!l)
+		return;
+	free(l->node);
+	free(l->port);
+	l->node = NULL;
+	l->port = NULL;
+}
+
 static void disc_free(struct disc *d)
 {
 	for (uint32_t i = 0; i < d->n; i++)
@@ -449,10 +493,11 @@ static void disc_free(struct disc *d)
 	itab_free(&d->by_guid);
 }
 
-int disc_run(struct txn *x, struct subnet **out, struct disc_report *rep)
+int disc_run(struct txn *x, struct subnet **out, struct disc_live *live, struct disc_report *rep)
 {
 	struct disc d = { .x = x, .rep = rep };
 	uint8_t path[SMP_MAX_HOPS + 1] = { 0 };
+	struct subnet *sn = NULL;
 	int r;
 
 	/* IBA 14.2.2: the empty path (hop count 0) reaches the local node. */
@@ -463,7 +508,13 @@ int disc_run(struct txn *x, struct subnet **out, struct disc_report *rep)
 	if (r == 0 && d.n == 0)
 		r = -EIO;
 	if (r == 0)
-		r = build(&d, out);
+		r = build(&d, &sn);
+	if (r == 0 && live)
+		r = build_live(&d, sn, live);
+	if (r == 0)
+		*out = sn;
+	else
+		subnet_free(sn);
 	disc_free(&d);
 	return r;
 }

@@ -186,7 +186,7 @@ int cmd_discover(int argc, char **argv)
 			discover_usage(stderr);
 		return r < 0 ? 1 : 0;
 	}
-	r = mad_umad_open(a.ca, a.port, &u);
+	r = mad_umad_open(a.ca, a.port, 0, &u);
 	if (r < 0) {
 		char port[16] = "its first port";
 
@@ -206,7 +206,7 @@ int cmd_discover(int argc, char **argv)
 	txn_set_drop_hook(x, log_drop, &drops_logged);
 
 	t0 = now_ms();
-	r = disc_run(x, &sn, &rep);
+	r = disc_run(x, &sn, NULL, &rep);
 	ts = txn_stats(x);
 	fprintf(stderr, "loom discover: %u nodes; SMPs sent %" PRIu64 ", retries %" PRIu64
 		", timeouts %" PRIu64 ", dropped %" PRIu64 "; %" PRIu64 " ms\n",

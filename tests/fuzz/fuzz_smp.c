@@ -21,6 +21,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct smp_node_info ni;
 	struct smp_port_info pi;
 	struct smp_switch_info si;
+	struct smp_sm_info smi;
+	struct smp_notice n;
+	uint8_t out[MAD_SIZE];
 
 	/* A request built from the input, so a matching answer is reachable. */
 	if (size >= MAD_SIZE)
@@ -31,5 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)smp_decode_node_desc(data, size, desc);
 	(void)smp_decode_port_info(data, size, &pi);
 	(void)smp_decode_switch_info(data, size, &si);
+	/* What the SM's agent does with requests sent to it. */
+	(void)smp_decode_sm_info(data, size, &smi);
+	(void)smp_decode_notice(data, size, &n);
+	(void)smp_make_resp(data, size, 0, NULL, out);
 	return 0;
 }

@@ -23,20 +23,21 @@ struct fake {
 	unsigned n_done;
 };
 
-static int fake_send(void *t, const uint8_t *mad, size_t len, unsigned timeout_ms)
+static int fake_send(void *t, const uint8_t *mad, size_t len, unsigned timeout_ms,
+		     const struct mad_addr *to)
 {
 	struct fake *f = t;
 
-	(void)timeout_ms;
+	(void)timeout_ms, (void)to;
 	assert_int_equal(len, MAD_SIZE);
 	assert_true(f->n_sent < MAX_SENT);
 	memcpy(f->sent[f->n_sent++], mad, MAD_SIZE);
 	return 0;
 }
 
-static int fake_recv(void *t, uint8_t *mad, size_t len)
+static int fake_recv(void *t, uint8_t *mad, size_t len, struct mad_addr *from)
 {
-	(void)t, (void)mad, (void)len;
+	(void)t, (void)mad, (void)len, (void)from;
 	return -EAGAIN;
 }
 
@@ -115,7 +116,7 @@ static void test_window(void **state)
 	assert_int_equal(f.n_sent, 4);
 	assert_int_equal(txn_in_flight(x), 4);
 	make_resp(f.sent[1], resp, 0);
-	txn_input(x, resp, MAD_SIZE);
+	txn_input(x, resp, MAD_SIZE, NULL);
 	assert_int_equal(f.n_done, 1);
 	assert_int_equal(f.done_status[0], 0);
 	assert_int_equal(f.n_sent, 5);
@@ -172,7 +173,7 @@ static void test_timeout_retry_late(void **state)
 
 	/* The answer turns up after all: counted as late, no second callback. */
 	make_resp(f.sent[0], resp, 0);
-	txn_input(x, resp, MAD_SIZE);
+	txn_input(x, resp, MAD_SIZE, NULL);
 	assert_int_equal(f.n_done, 1);
 	assert_int_equal(txn_stats(x)->dropped[TXN_DROP_LATE], 1);
 	txn_free(x);
@@ -188,23 +189,66 @@ static void test_malformed_and_unexpected(void **state)
 	assert_int_equal(txn_submit(x, &node_info_req, on_done, &f), 0);
 	make_resp(f.sent[0], resp, 0);
 
-	txn_input(x, resp, 10); /* shorter than a MAD header */
+	txn_input(x, resp, 10, NULL); /* shorter than a MAD header */
 	assert_int_equal(txn_stats(x)->dropped[TXN_DROP_MALFORMED], 1);
-	txn_input(x, resp, 100); /* right TID, cut short */
+	txn_input(x, resp, 100, NULL); /* right TID, cut short */
 	assert_int_equal(txn_stats(x)->dropped[TXN_DROP_MALFORMED], 2);
 	resp[17] ^= 0x01; /* attribute id changed: not the answer to our question */
-	txn_input(x, resp, MAD_SIZE);
+	txn_input(x, resp, MAD_SIZE, NULL);
 	assert_int_equal(txn_stats(x)->dropped[TXN_DROP_MALFORMED], 3);
 	resp[17] ^= 0x01;
 	resp[15] ^= 0x80; /* a TID nobody sent */
-	txn_input(x, resp, MAD_SIZE);
+	txn_input(x, resp, MAD_SIZE, NULL);
 	assert_int_equal(txn_stats(x)->dropped[TXN_DROP_UNEXPECTED], 1);
 	assert_int_equal(f.n_done, 0);
 	assert_int_equal(txn_in_flight(x), 1);
 	resp[15] ^= 0x80;
-	txn_input(x, resp, MAD_SIZE);
+	txn_input(x, resp, MAD_SIZE, NULL);
 	assert_int_equal(f.n_done, 1);
 	assert_int_equal(f.done_status[0], 0);
+	txn_free(x);
+}
+
+struct seen_req {
+	unsigned n;
+	uint16_t lid;
+	uint8_t method;
+};
+
+static void on_request(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)
+{
+	struct seen_req *r = arg;
+
+	assert_int_equal(len, MAD_SIZE);
+	r->n++;
+	r->lid = from ? from->lid : 0;
+	r->method = mad[3];
+}
+
+/* A request (R bit clear) goes to the hook, not to the TID matcher; answers count as sent. */
+static void test_requests(void **state)
+{
+	struct fake f;
+	struct txn *x = setup(&f, 4, 3);
+	struct seen_req seen = { 0 };
+	struct mad_addr from = { .lid = 7 };
+	uint8_t req[MAD_SIZE];
+
+	(void)state;
+	assert_int_equal(smp_encode(&node_info_req, 99, req), 0);
+	txn_input(x, req, MAD_SIZE, &from);
+	assert_int_equal(txn_stats(x)->dropped[TXN_DROP_UNEXPECTED], 1);
+	txn_set_request_hook(x, on_request, &seen);
+	req[3] = 0x05; /* Trap */
+	txn_input(x, req, MAD_SIZE, &from);
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.lid, 7);
+	assert_int_equal(seen.method, 0x05);
+	assert_int_equal(txn_stats(x)->requests, 2);
+	assert_int_equal(txn_stats(x)->dropped[TXN_DROP_UNEXPECTED], 1);
+	assert_int_equal(txn_send_raw(x, req, MAD_SIZE, &from), 0);
+	assert_int_equal(f.n_sent, 1);
+	assert_int_equal(txn_stats(x)->sent, 1);
 	txn_free(x);
 }
 
@@ -217,7 +261,7 @@ static void test_bad_status(void **state)
 	(void)state;
 	assert_int_equal(txn_submit(x, &node_info_req, on_done, &f), 0);
 	make_resp(f.sent[0], resp, 0x1c); /* unsupported attribute */
-	txn_input(x, resp, MAD_SIZE);
+	txn_input(x, resp, MAD_SIZE, NULL);
 	assert_int_equal(f.n_done, 1);
 	assert_int_equal(f.done_status[0], -EPROTO);
 	assert_int_equal(txn_stats(x)->failed, 1);
@@ -263,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_tids_unique),
 		cmocka_unit_test(test_timeout_retry_late),
 		cmocka_unit_test(test_malformed_and_unexpected),
+		cmocka_unit_test(test_requests),
 		cmocka_unit_test(test_bad_status),
 		cmocka_unit_test(test_smp_codec),
 	};

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Set payloads. A Set carries a whole attribute, so each one starts from
+ * what the node answered to a Get and changes only what the SM means to
+ * change: fields nobody here decides go back exactly as the node gave them.
+ */
+#include <string.h>
+
+#include <iba/ib_types.h>
+
+#include "mad/smp.h"
+
+static void apply_port(ib_port_info_t *w, const struct smp_port_set *s)
+{
+	/* IBA 14.2.5.6: the SM owns these. M_Key stays 0 until M_Key protection exists. */
+	w->m_key = 0;
+	w->subnet_prefix = cl_hton64(s->subnet_prefix);
+	w->base_lid = cl_hton16(s->lid);
+	w->master_sm_base_lid = cl_hton16(s->sm_lid);
+	ib_port_info_set_lmc(w, s->lmc);
+	if (s->neighbor_mtu)
+		ib_port_info_set_neighbor_mtu(w, s->neighbor_mtu);
+	if (s->op_vls)
+		ib_port_info_set_op_vls(w, s->op_vls);
+}
+
+void smp_port_info_set(const uint8_t raw[SMP_DATA_SIZE], const struct smp_port_set *s,
+		       uint8_t out[SMP_DATA_SIZE])
+{
+	ib_port_info_t w;
+
+	memcpy(&w, raw, sizeof(w));
+	apply_port(&w, s);
+	/*
+	 * "No change" encodings (IBA 14.2.5.6): PortState 0, PortPhysicalState
+	 * 0, LinkDownDefaultState 0, LinkSpeedEnabled 0, LinkWidthEnabled 0,
+	 * LinkSpeedExtEnabled 0. Echoing the read values back instead would
+	 * ask the port to retrain when they are not what it runs at.
+	 */
+	ib_port_info_set_port_state(&w, s->state);
+	w.state_info2 = 0;
+	w.link_speed &= IB_PORT_LINK_SPEED_ACTIVE_MASK;
+	w.link_width_enabled = 0;
+	w.link_speed_ext_enabled = 0;
+	memset(out, 0, SMP_DATA_SIZE);
+	memcpy(out, &w, sizeof(w));
+}
+
+bool smp_port_info_matches(const uint8_t raw[SMP_DATA_SIZE], const struct smp_port_set *s)
+{
+	ib_port_info_t w, want;
+
+	memcpy(&w, raw, sizeof(w));
+	want = w;
+	apply_port(&want, s);
+	return !memcmp(&w, &want, sizeof(w));
+}
+
+void smp_switch_info_set(const uint8_t raw[SMP_DATA_SIZE], uint16_t lin_top, bool clear_change,
+			 uint8_t out[SMP_DATA_SIZE])
+{
+	ib_switch_info_t w;
+
+	memcpy(&w, raw, sizeof(w));
+	w.lin_top = cl_hton16(lin_top);
+	/* Writing 0 leaves PortStateChange alone; 1 clears it. */
+	w.life_state &= (uint8_t)~IB_SWITCH_PSC;
+	if (clear_change)
+		w.life_state |= IB_SWITCH_PSC;
+	memset(out, 0, SMP_DATA_SIZE);
+	memcpy(out, &w, sizeof(w));
+}

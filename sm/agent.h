@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_SM_AGENT_H
+#define LOOM_SM_AGENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mad/txn.h"
+
+/*
+ * The SM's own agent: answers the SMPs addressed to the SM rather than to a
+ * node (IBA 14.4): SMInfo Get/Set from sminfo, saquery and other SMs, and
+ * Traps from switches and CAs (answered with TrapRepress). Plugged into the
+ * transaction layer as its request hook, so it answers even mid-sweep.
+ */
+struct agent {
+	struct txn *x;
+	uint64_t guid;   /* the SM's port GUID */
+	uint64_t sm_key;
+	uint8_t priority;
+	uint8_t state;   /* enum smp_sm_state */
+	bool resweep;    /* a trap said the topology changed; the loop clears it */
+	uint64_t traps, trap128, sminfo_gets, refused;
+};
+
+void agent_init(struct agent *a, struct txn *x, uint64_t guid, uint8_t priority);
+/* The txn request hook (txn_set_request_hook(x, agent_request, a)). */
+void agent_request(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from);
+
+#endif

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_SM_PROG_H
+#define LOOM_SM_PROG_H
+
+#include <stdint.h>
+
+#include "lib/diag.h"
+#include "mad/txn.h"
+#include "routing/route.h"
+#include "sm/disc.h"
+#include "sm/subnet.h"
+
+#define PROG_MAX_MSGS 64
+
+struct prog_opts {
+	uint16_t sm_lid;        /* MasterSMLID for every port */
+	uint64_t subnet_prefix; /* GID prefix for every port */
+};
+
+/* What one programming pass sent, and what did not take. */
+struct prog_report {
+	unsigned port_sets;  /* PortInfo Sets: LID, LMC, SM LID, MTU, VLs (arming included) */
+	unsigned armed;      /* ports moved INIT -> ARMED */
+	unsigned activated;  /* ports moved ARMED -> ACTIVE */
+	unsigned active;     /* linked ports ACTIVE at the end (switch port 0 not counted) */
+	unsigned not_active; /* linked ports that are not */
+	unsigned si_sets;    /* SwitchInfo Sets */
+	unsigned lft_reads;  /* LFT blocks read to learn a switch's table */
+	unsigned lft_blocks; /* LFT blocks sent */
+	unsigned failed;     /* requests refused or unanswered */
+	struct diag msgs;    /* start it with .limit = PROG_MAX_MSGS */
+};
+
+/*
+ * The LFTs as last programmed, by switch GUID, kept from sweep to sweep so
+ * that a sweep diffs against memory instead of reading every block back.
+ */
+struct prog_cache;
+int prog_cache_new(struct prog_cache **out);
+void prog_cache_free(struct prog_cache *c);
+static inline void prog_cache_freep(struct prog_cache **c)
+{
+	prog_cache_free(*c);
+}
+
+/*
+ * Bring the fabric to what sn (LIDs assigned) and ro (routed) say, over x:
+ *   1. PortInfo of every LID-bearing port and linked switch port: LID, LMC,
+ *      MasterSMLID, prefix, NeighborMTU and OperationalVLs agreed with the
+ *      peer; ports in INIT are armed in the same Set;
+ *   2. SwitchInfo (LinearFDBTop) and the LFT blocks that differ from what
+ *      the switch holds (cache, or read back; a switch whose LinearFDBTop is
+ *      0 has never been programmed and is written whole);
+ *   3. every ARMED port to ACTIVE, once both ends of every link are armed.
+ * Only what differs is sent: on a fabric already so programmed, nothing is.
+ * live is updated with every answer. Returns 0 (rep says what failed) or -errno.
+ */
+int prog_run(struct txn *x, const struct subnet *sn, struct disc_live *live,
+	     const struct route_out *ro, const struct prog_opts *o, struct prog_cache *cache,
+	     struct prog_report *rep);
+void prog_report_free(struct prog_report *rep);
+
+#endif
