@@ -54,9 +54,19 @@ static const char *const req_name[] = {
 	[REQ_SWITCH_INFO] = "SwitchInfo",
 };
 
+/*
+ * A request whose every try timed out is asked again, up to DISC_ROUNDS
+ * times in all: on a lossy fabric a multi-hop SMP can lose a quarter of its
+ * tries, and a node missed by one sweep would get the wrong LIDs for good
+ * (the map keeps what is assigned). A node that is really gone costs
+ * DISC_ROUNDS x (retries + 1) timeouts of one window slot, not the sweep.
+ */
+#define DISC_ROUNDS 3
+
 struct req {
 	struct disc *d;
 	enum req_kind kind;
+	uint8_t round;      /* how many times every try timed out */
 	uint32_t node;      /* REQ_NODE_INFO: the node we came from, or SUBNET_NONE */
 	uint8_t port;       /* PortInfo: the port; NodeInfo: the port we left by */
 	uint8_t hops;
@@ -99,6 +109,22 @@ static uint32_t find_node(const struct disc *d, uint64_t guid)
 
 static void on_reply(void *arg, int status, const uint8_t *resp, size_t len);
 
+static void fill_req(const struct req *q, struct smp_req *sr)
+{
+	static const uint16_t attr[] = {
+		[REQ_NODE_INFO] = SMP_ATTR_NODE_INFO,
+		[REQ_NODE_DESC] = SMP_ATTR_NODE_DESC,
+		[REQ_SWITCH_INFO] = SMP_ATTR_SWITCH_INFO,
+		[REQ_PORT_INFO] = SMP_ATTR_PORT_INFO,
+	};
+
+	*sr = (struct smp_req){ .method = SMP_GET, .attr_id = attr[q->kind], .hops = q->hops };
+	/* IBA 14.2.5.6: PortInfo's AttributeModifier is the port number. */
+	if (q->kind == REQ_PORT_INFO)
+		sr->attr_mod = q->port;
+	memcpy(sr->path, q->path, (size_t)q->hops + 1);
+}
+
 static void ask(struct disc *d, enum req_kind kind, uint32_t node, uint8_t port,
 		const uint8_t *path, uint8_t hops)
 {
@@ -115,22 +141,7 @@ static void ask(struct disc *d, enum req_kind kind, uint32_t node, uint8_t port,
 	}
 	*q = (struct req){ .d = d, .kind = kind, .node = node, .port = port, .hops = hops };
 	memcpy(q->path, path, (size_t)hops + 1);
-	memcpy(sr.path, path, (size_t)hops + 1);
-	switch (kind) {
-	case REQ_NODE_INFO:
-		sr.attr_id = SMP_ATTR_NODE_INFO;
-		break;
-	case REQ_NODE_DESC:
-		sr.attr_id = SMP_ATTR_NODE_DESC;
-		break;
-	case REQ_SWITCH_INFO:
-		sr.attr_id = SMP_ATTR_SWITCH_INFO;
-		break;
-	case REQ_PORT_INFO:
-		sr.attr_id = SMP_ATTR_PORT_INFO;
-		sr.attr_mod = port; /* IBA 14.2.5.6: AttributeModifier is the port number */
-		break;
-	}
+	fill_req(q, &sr);
 	r = txn_submit(d->x, &sr, on_reply, q);
 	if (r < 0) {
 		free(q);
@@ -315,6 +326,18 @@ static void on_reply(void *arg, int status, const uint8_t *resp, size_t len)
 	struct disc *d = q->d;
 	char buf[4 * SMP_MAX_HOPS], what[32];
 
+	if (status == -ETIMEDOUT && q->round + 1 < DISC_ROUNDS && !d->err) {
+		struct smp_req sr;
+		int r;
+
+		q->round++;
+		fill_req(q, &sr);
+		r = txn_submit(d->x, &sr, on_reply, q);
+		if (r == 0) {
+			q = NULL; /* resubmitted: the next answer owns it */
+			return;
+		}
+	}
 	if (status == 0)
 		status = decode(d, q, resp, len);
 	if (status == 0)

@@ -9,10 +9,11 @@
 #include "lib/cleanup.h"
 #include "sm/prog_priv.h"
 
-enum preq_kind { PREQ_PORT, PREQ_SWITCH_INFO, PREQ_LFT_GET, PREQ_LFT_SET };
+enum preq_kind { PREQ_PORT, PREQ_PORT_CHECK, PREQ_SWITCH_INFO, PREQ_LFT_GET, PREQ_LFT_SET };
 
 static const char *const preq_name[] = {
 	[PREQ_PORT] = "PortInfo Set",
+	[PREQ_PORT_CHECK] = "PortInfo Get (after a refused state change)",
 	[PREQ_SWITCH_INFO] = "SwitchInfo Set",
 	[PREQ_LFT_GET] = "LFT block Get",
 	[PREQ_LFT_SET] = "LFT block Set",
@@ -29,8 +30,13 @@ struct prog {
 	int err; /* ENOMEM or a transport error: stop sending */
 };
 
+/* As in discovery: a request whose every try timed out is sent again, this many times in all. */
+#define PROG_ROUNDS 3
+
 struct preq {
 	struct prog *g;
+	struct smp_req r;  /* kept to send again */
+	uint8_t round;
 	enum preq_kind kind;
 	uint32_t idx;      /* model port (PREQ_PORT) or switch number */
 	uint32_t block;    /* LFT block */
@@ -84,7 +90,8 @@ static void submit(struct prog *g, const struct smp_req *r, enum preq_kind kind,
 		g->err = -ENOMEM;
 		return;
 	}
-	*q = (struct preq){ g, kind, idx, block, new_state };
+	*q = (struct preq){ .g = g, .r = *r, .kind = kind, .idx = idx, .block = block,
+			    .new_state = new_state };
 	ret = txn_submit(g->x, r, on_reply, q);
 	if (ret < 0) {
 		free(q);
@@ -109,7 +116,7 @@ static void failed(struct prog *g, const struct preq *q, int status)
 	char buf[160];
 
 	g->rep->failed++;
-	if (q->kind == PREQ_PORT) {
+	if (q->kind == PREQ_PORT || q->kind == PREQ_PORT_CHECK) {
 		diag_msg(&g->rep->msgs, "%s: %s%s: %s; next sweep retries",
 			 port_name(g, q->idx, buf, sizeof(buf)), preq_name[q->kind],
 			 q->new_state == SMP_PORT_ARMED ? " (arm)" :
@@ -138,18 +145,48 @@ static void got_lft_block(struct prog *g, const struct preq *q, const uint8_t *r
 		send_lft_block(g, q->idx, q->block);
 }
 
+/*
+ * Send q again: after every try timed out, or as a Get when a state change
+ * was refused. State changes are not idempotent (IBA 14.2.5.6: Armed only
+ * from Init), so when the answer to a Set that took effect is lost, the
+ * retry is refused; reading the port tells whether it is where we wanted.
+ */
+static bool again(struct prog *g, struct preq *q, int status)
+{
+	if (g->err)
+		return false;
+	if (status == -ETIMEDOUT && q->round + 1 < PROG_ROUNDS)
+		q->round++;
+	else if (status == -EPROTO && q->kind == PREQ_PORT && q->new_state != SMP_PORT_NOP) {
+		q->kind = PREQ_PORT_CHECK;
+		q->r.method = SMP_GET;
+		memset(q->r.data, 0, sizeof(q->r.data));
+	} else
+		return false;
+	return txn_submit(g->x, &q->r, on_reply, q) == 0;
+}
+
 static void on_reply(void *arg, int status, const uint8_t *resp, size_t len)
 {
 	_cleanup_free_ struct preq *q = arg;
 	struct prog *g = q->g;
 
+	if (status < 0 && again(g, q, status)) {
+		q = NULL; /* resubmitted */
+		return;
+	}
 	if (status == 0) {
 		switch (q->kind) {
-		case PREQ_PORT: {
+		case PREQ_PORT:
+		case PREQ_PORT_CHECK: {
 			struct disc_port *lp = &g->live->port[q->idx];
 
 			if (smp_data(resp, len, lp->raw) < 0 ||
 			    smp_decode_port_info(resp, len, &lp->pi) < 0) {
+				status = -EPROTO;
+				break;
+			}
+			if (q->kind == PREQ_PORT_CHECK && lp->pi.state < q->new_state) {
 				status = -EPROTO;
 				break;
 			}

@@ -12,6 +12,8 @@ static const struct {
 } cmds[] = {
 	{ "topo", cmd_topo, "read and validate a topology file, print its counts" },
 	{ "discover", cmd_discover, "sweep the live fabric (directed route), print what topo prints" },
+	{ "config", cmd_config, "check loom.yaml, print the normalised configuration" },
+	{ "verify", cmd_verify, "judge dump_lfts tables: reachability, loops, load, credit loops" },
 };
 
 static void usage(FILE *f)

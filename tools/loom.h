@@ -7,13 +7,24 @@
  *   loom.c      subcommand table, --help, --version
  *   cmd_topo.c  loom topo: read, validate and summarise a topology file
  *   cmd_discover.c  loom discover: sweep the live fabric, print it as topo does
+ *   cmd_config.c    loom config: check loom.yaml, print it normalised
+ *   cmd_verify.c    loom verify: judge dump_lfts tables (routing/check.c)
  *   topo_print.c    the outputs topo and discover share (counts, JSON, list)
  *
  * Exit codes, shared by every subcommand: 0 ok, 1 problems found or misuse,
  * 2 the input could not be read or checked.
  */
 
+#include <stdbool.h>
+
 int cmd_topo(int argc, char **argv);
 int cmd_discover(int argc, char **argv);
+int cmd_config(int argc, char **argv);
+/* loom verify (cmd_verify.c): judge dump_lfts tables against an ibnetdiscover capture. */
+int cmd_verify(int argc, char **argv);
+/* Load path (NULL: the default file, which may be absent), report to stderr as prog,
+ * print the normalised config if print; 0 valid, 1 invalid, 2 unreadable. loomd's
+ * --check-config calls it too. */
+int config_check_run(const char *prog, const char *path, bool print);
 
 #endif

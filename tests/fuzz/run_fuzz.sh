@@ -13,6 +13,13 @@ secs=${FUZZ_SECONDS:-60}
 declare -A sources=(
 	[topo]="sm/topo*.c sm/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
 	[smp]="mad/smp.c mad/smp_agent.c"
+	[config]="config/*.c lib/array.c lib/diag.c"
+	[lft_text]="routing/*.c sm/topo*.c sm/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
+)
+# target name -> libraries it links besides the sanitizers (pkg-config names are not used
+# here: clang builds outside configure)
+declare -A libs=(
+	[config]="-lyaml"
 )
 
 if ! command -v clang >/dev/null; then
@@ -29,7 +36,7 @@ for name in $(printf '%s\n' "${!sources[@]}" | sort); do
 	srcs=$(cd "$srcdir" && echo ${sources[$name]})
 	tap_check "fuzz_$name builds" bash -c "cd '$srcdir' && clang -g -O1 -std=gnu11 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-include '$builddir/config.h' -I. -I/usr/include/infiniband tests/fuzz/fuzz_$name.c $srcs \
+		-include '$builddir/config.h' -I. -I/usr/include/infiniband tests/fuzz/fuzz_$name.c $srcs ${libs[$name]:-} \
 		-o '$out/fuzz_$name' 2>'$out/build.log'" || { tap_diag "$(cat "$out/build.log")"; continue; }
 	(cd "$out" && timeout $((secs + 60)) ./fuzz_"$name" -max_total_time="$secs" \
 		-max_len=16384 -timeout=10 -rss_limit_mb=2048 corpus >run.log 2>&1)

@@ -12,6 +12,8 @@
 #   sim_console NAME LINE...                  console commands; returns once ibsim ran them
 #   sim_opensm NAME [--timeout S] [OPENSM-ARGS...]
 #                                             one OpenSM sweep (-o); succeeds on SUBNET UP
+#   sim_signal NAME SIG                       send SIG to the commands sim_run runs
+#                                             (e.g. a daemon started with sim_run ... &)
 #   sim_stop NAME / sim_stop_all              Quit, reap, remove the temp dir
 #   sim_trap_exit [CMD]                       EXIT/INT/TERM/HUP trap: sim_stop_all; CMD
 #   sim_dir / sim_sock / sim_pid / sim_log NAME   accessors; sim_alive NAME
@@ -452,6 +454,18 @@ sim_opensm() {
 # its fds, remove its dir (kept and printed with KEEP_SIM_DIR=1). Only PIDs
 # this library started are signalled. Status 1 if ibsim had died already or
 # had to be killed.
+# The commands sim_run started are timeout(1) processes (run.PID files);
+# timeout passes TERM, INT and HUP on to the command it runs.
+sim_signal() { # NAME SIG
+	_sim_known "${1:-}" sim_signal || return 125
+	local f n=0
+	for f in "${SIM_DIR[$1]}"/run.*; do
+		[ -e "$f" ] || continue
+		kill -"$2" "${f##*/run.}" 2>/dev/null && n=$((n + 1))
+	done
+	[ "$n" -gt 0 ] || { _sim_err "sim_signal $1: nothing running"; return 1; }
+}
+
 sim_stop() {
 	_sim_known "${1:-}" sim_stop || return 1
 	local name=$1 rc=0 f p comm

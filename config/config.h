@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_CONFIG_H
+#define LOOM_CONFIG_H
+
+/*
+ * DOC: config/ — loom.yaml text in, a typed and validated struct config out.
+ * Never prints and never touches the fabric; loomd and `loom config` decide.
+ *   config.h      this header: the struct every layer reads, load/print/compare
+ *   config.c      load a file or a buffer, defaults, free, compare
+ *   ytree.c       libyaml events -> a small node tree with 1-based marks
+ *   parse.c       walking the tree: keys, paths, scalars, FILE:LINE:COL messages
+ *   parse_sm.c    the sm: section
+ *   parse_part.c  the partitions: section
+ *   parse_qos.c   the qos: section
+ *   units.c       words and units people read <-> IBA values (mtu, rate, time, GUID)
+ *   validate.c    checks across fields: P_Keys, names, VLs, engine options;
+ *                 P_Key allocation and the implicit default partition
+ *   print.c       the normalised YAML: every effective value, defaults filled in
+ *
+ * Data flows one way: bytes -> ytree -> parse_* (types, ranges, unknown keys)
+ * -> validate (cross-field) -> struct config. Every problem is collected as
+ * "FILE:LINE:COL: field.path: what is wrong (allowed: ...)" in a struct diag;
+ * a config with any problem is never returned.
+ *
+ * What is NOT checked here: whether members (GUIDs, node names, self) and
+ * routing roots exist in the fabric. That needs the subnet model; whoever
+ * applies the config checks them and reports with the marks kept below
+ * (member->at, root->at), as FILE:LINE:COL too. A malformed GUID is an
+ * error here.
+ *
+ * Promised to operators in loom.yaml(5), for whoever applies a config:
+ *  - a port that several members of one partition match is a full member
+ *    if any of them says full (one port listed twice is refused here);
+ *  - the SM's own port is a full member of the default partition whatever
+ *    its member list says;
+ *  - operational_vls above a port's VLCap is cut to the VLCap, and said;
+ *  - where the vlayered engine needs its own SL-to-VL map, it wins over
+ *    qos sl2vl, and the conflict is said.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/diag.h"
+
+#define CONFIG_DEFAULT_PATH "/etc/loom/loom.yaml"
+#define CONFIG_DEFAULT_STATE_DIR "/var/lib/loom"
+/* Larger files are refused: the parser's memory stays bounded. */
+#define CONFIG_MAX_BYTES (1u << 20)
+
+#define CONFIG_PKEY_DEFAULT 0x7fff /* the default partition, always present */
+#define CONFIG_PKEY_MAX_USER 0x7ffe
+#define CONFIG_QKEY_IPOIB 0x00000b1bu /* RFC 4391: IPoIB's well-known Q_Key */
+#define CONFIG_SUBNET_PREFIX_DEFAULT 0xfe80000000000000ull
+#define CONFIG_VLARB_MAX 64 /* IBA: up to 64 entries in each VLArbitration table */
+#define CONFIG_HOQ_INFINITE UINT64_MAX
+#define CONFIG_NODE_NAME_MAX 64 /* IBA NodeDescription: 64 bytes */
+#define CONFIG_NAME_MAX 64
+#define CONFIG_ROOTS_MAX 4096
+
+/* 1-based place in the file; line 0: not from the file (a default). */
+struct config_mark {
+	uint32_t line, col;
+};
+
+enum config_engine {
+	CONFIG_ENGINE_MINHOP,
+	CONFIG_ENGINE_UPDN,
+	CONFIG_ENGINE_FTREE,
+	CONFIG_ENGINE_VLAYERED, /* deadlock-free on any topology, spreads routes over VLs */
+	CONFIG_ENGINE_FILE,
+	_CONFIG_ENGINE_MAX
+};
+
+enum config_log_level {
+	CONFIG_LOG_ERROR,
+	CONFIG_LOG_WARNING,
+	CONFIG_LOG_INFO,
+	CONFIG_LOG_DEBUG,
+	_CONFIG_LOG_MAX
+};
+
+struct config_root {
+	uint64_t guid; /* a switch's node GUID; existence checked against the fabric */
+	struct config_mark at;
+};
+
+struct config_sm {
+	uint8_t priority; /* SMInfo:Priority 0-15 */
+	uint64_t sweep_us; /* light sweep period; 0: no timed sweeps */
+	struct {
+		enum config_engine engine;
+		uint8_t lmc; /* 0-7 */
+		uint8_t vls; /* VL budget of CONFIG_ENGINE_VLAYERED, 1-8 */
+		struct config_root *root; /* CONFIG_ENGINE_UPDN and _FTREE only */
+		uint32_t n_roots;
+		char *file; /* CONFIG_ENGINE_FILE only: dump_lfts text */
+	} routing;
+	char *state_dir;
+	struct {
+		uint16_t window; /* SMPs in flight, 1-256 */
+		uint64_t timeout_us; /* per try */
+		uint8_t retries; /* tries after the first, 0-20 */
+	} mad;
+	uint64_t subnet_prefix;
+	uint64_t m_key;
+	uint16_t m_key_lease_s; /* PortInfo:M_KeyLeasePeriod, seconds; 0: never expires */
+	uint8_t m_key_protect; /* PortInfo:M_KeyProtectBits 0-3 */
+	uint64_t sm_key;
+	enum config_log_level log_level;
+};
+
+enum config_member_kind {
+	CONFIG_MEMBER_GUID, /* one port, by port GUID (a switch: its port 0 GUID) */
+	CONFIG_MEMBER_NODE, /* the ports of the node(s) whose NodeDescription is node */
+	CONFIG_MEMBER_ALL, /* every CA and router port and every switch port 0 */
+	CONFIG_MEMBER_ALL_CAS, /* every CA port */
+	CONFIG_MEMBER_ALL_SWITCHES, /* every switch port 0 */
+	CONFIG_MEMBER_SELF, /* the SM's own port */
+	_CONFIG_MEMBER_MAX
+};
+
+struct config_member {
+	enum config_member_kind kind;
+	bool full; /* full member (P_Key bit 15 set), else limited */
+	uint64_t guid; /* CONFIG_MEMBER_GUID */
+	char *node; /* CONFIG_MEMBER_NODE: matched exactly, not checked here */
+	struct config_mark at;
+};
+
+struct config_partition {
+	char *name; /* [A-Za-z0-9._-], unique; "default" is P_Key 0x7fff */
+	uint16_t pkey; /* the 15-bit P_Key, membership bit clear */
+	bool pkey_auto; /* allocated from the name (not written in the file) */
+	uint8_t sl; /* SL of the partition's paths and broadcast group */
+	bool ipoib; /* create the IPoIB broadcast group; mtu, rate, qkey are its */
+	uint8_t mtu; /* IB_MTU_LEN_* */
+	uint8_t rate; /* IB_PATH_RECORD_RATE_* */
+	uint32_t qkey;
+	struct config_member *member;
+	uint32_t n_members;
+	struct config_mark at;
+};
+
+enum config_port_class {
+	CONFIG_CLASS_CA,
+	CONFIG_CLASS_SWITCH_EXTERNAL,
+	CONFIG_CLASS_SWITCH_PORT0,
+	CONFIG_CLASS_ROUTER,
+	_CONFIG_CLASS_MAX
+};
+
+struct config_vlarb {
+	uint8_t vl; /* 0-14, below the class's operational VLs */
+	uint8_t weight; /* 0-255, in units of 64 bytes */
+};
+
+/*
+ * What the SM asks for; applying caps operational_vls at the port's VLCap
+ * (and reports it), and a deadlock-free engine's SL-to-VL needs win over
+ * sl2vl (reported too).
+ */
+struct config_qos_class {
+	uint8_t operational_vls; /* 1, 2, 4, 8 or 15 (PortInfo:OperationalVLs 1-5) */
+	uint8_t sl2vl[16];
+	struct config_vlarb high[CONFIG_VLARB_MAX], low[CONFIG_VLARB_MAX];
+	uint8_t n_high, n_low;
+	uint8_t vl_high_limit; /* PortInfo:VLHighLimit */
+	uint64_t hoq_us; /* head-of-queue lifetime, <= 2147483us or CONFIG_HOQ_INFINITE */
+	uint8_t vl_stall_count; /* 1-7 */
+};
+
+struct config {
+	char *file; /* where it was read from; NULL: the built-in defaults */
+	struct config_sm sm;
+	struct config_partition *part; /* the default partition (0x7fff) is always one */
+	uint32_t n_parts;
+	struct config_qos_class qos[_CONFIG_CLASS_MAX];
+};
+
+/*
+ * Read path. Returns 0 and a new config in *out, or -errno with every
+ * problem in d and *out untouched: -EINVAL for a file that is not a valid
+ * configuration, -ENOMEM, or the error that kept the file from being read
+ * (-ENOENT, -EACCES, -EFBIG; also in d). If must_exist is false and path
+ * does not exist, the result is the defaults (how loomd treats a missing
+ * CONFIG_DEFAULT_PATH).
+ */
+int config_load_file(const char *path, bool must_exist, struct config **out, struct diag *d);
+
+/* The same on a buffer; name is the FILE of messages. */
+int config_load_mem(const char *buf, size_t len, const char *name, struct config **out,
+		    struct diag *d);
+
+/* Every default, the implicit default partition included. -ENOMEM. */
+int config_defaults(struct config **out);
+
+void config_free(struct config *c);
+static inline void config_freep(struct config **c)
+{
+	config_free(*c);
+}
+
+/* Every effective value as YAML that loads back to an equal config. -errno of the write. */
+int config_print(const struct config *c, FILE *f);
+
+/* Same effective values? (marks, file and pkey_auto are not compared) */
+bool config_equal(const struct config *a, const struct config *b);
+/* The same for parts, for a reload that applies only what changed. */
+bool config_partition_equal(const struct config_partition *a, const struct config_partition *b);
+bool config_qos_class_equal(const struct config_qos_class *a, const struct config_qos_class *b);
+/* The default partition (P_Key 0x7fff); every loaded config has one. */
+const struct config_partition *config_default_partition(const struct config *c);
+
+/* ---- names and IBA encodings, for whoever applies or prints the config ---- */
+
+const char *config_engine_name(enum config_engine e);
+const char *config_log_level_name(enum config_log_level l);
+const char *config_class_name(enum config_port_class k);
+const char *config_member_kind_name(enum config_member_kind k);
+/* "2048" for IB_MTU_LEN_2048; "10Gb/s" for IB_PATH_RECORD_RATE_10_GBS; NULL if unknown. */
+const char *config_mtu_name(uint8_t mtu);
+const char *config_rate_name(uint8_t rate);
+/* PortInfo:OperationalVLs code (1-5) of a VL count (1, 2, 4, 8, 15). */
+uint8_t config_op_vls_code(uint8_t vls);
+/* PortInfo:HOQLife code: the smallest v with 4.096us * 2^v >= hoq_us; 20 for infinite. */
+uint8_t config_hoq_code(uint64_t hoq_us);
+
+#endif

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/* The sm: section: the subnet manager's own settings. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config_priv.h"
+#include "lib/array.h"
+#include "lib/cleanup.h"
+
+static const char *const engine_names[_CONFIG_ENGINE_MAX] = {
+	[CONFIG_ENGINE_MINHOP] = "minhop", [CONFIG_ENGINE_UPDN] = "updn",
+	[CONFIG_ENGINE_FTREE] = "ftree",   [CONFIG_ENGINE_VLAYERED] = "vlayered",
+	[CONFIG_ENGINE_FILE] = "file",
+};
+
+static const char *const log_names[_CONFIG_LOG_MAX] = {
+	[CONFIG_LOG_ERROR] = "error",
+	[CONFIG_LOG_WARNING] = "warning",
+	[CONFIG_LOG_INFO] = "info",
+	[CONFIG_LOG_DEBUG] = "debug",
+};
+
+const char *config_engine_name(enum config_engine e)
+{
+	return (unsigned)e < _CONFIG_ENGINE_MAX ? engine_names[e] : NULL;
+}
+
+const char *config_log_level_name(enum config_log_level l)
+{
+	return (unsigned)l < _CONFIG_LOG_MAX ? log_names[l] : NULL;
+}
+
+static struct config_sm *sm_of(void *obj)
+{
+	return &((struct config *)obj)->sm;
+}
+
+/* ---- sm.routing ------------------------------------------------------------ */
+
+static void r_engine(struct pctx *p, const struct ynode *v, void *obj)
+{
+	unsigned e;
+
+	p->seen.engine = v;
+	if (parse_word(p, v, engine_names, _CONFIG_ENGINE_MAX, &e))
+		sm_of(obj)->routing.engine = (enum config_engine)e;
+}
+
+static void r_lmc(struct pctx *p, const struct ynode *v, void *obj)
+{
+	uint64_t x;
+
+	if (parse_uint(p, v, 0, 7, &x))
+		sm_of(obj)->routing.lmc = (uint8_t)x;
+}
+
+static void r_vls(struct pctx *p, const struct ynode *v, void *obj)
+{
+	uint64_t x;
+
+	p->seen.vls = v;
+	if (parse_uint(p, v, 1, 8, &x))
+		sm_of(obj)->routing.vls = (uint8_t)x;
+}
+
+static void r_file(struct pctx *p, const struct ynode *v, void *obj)
+{
+	p->seen.file = v;
+	free(sm_of(obj)->routing.file);
+	sm_of(obj)->routing.file = NULL;
+	parse_string(p, v, 4096, &sm_of(obj)->routing.file);
+}
+
+static void r_roots(struct pctx *p, const struct ynode *v, void *obj)
+{
+	struct config_sm *sm = sm_of(obj);
+	uint32_t cap = 0, i = 0;
+
+	p->seen.roots = v;
+	if (!parse_seq(p, v))
+		return;
+	if (v->n > CONFIG_ROOTS_MAX) {
+		perr(p, v, "%u roots is too many (allowed: up to %u switches)", v->n,
+		     CONFIG_ROOTS_MAX);
+		return;
+	}
+	for (const struct ynode *e = ynode_at(p->t, v->first); e;
+	     e = ynode_at(p->t, e->next), i++) {
+		size_t old = path_push(p, "[%u]", i);
+		uint64_t g;
+
+		if (parse_guid(p, e, &g)) {
+			for (uint32_t j = 0; j < sm->routing.n_roots; j++)
+				if (sm->routing.root[j].guid == g)
+					perr(p, e, "0x%016llx is listed twice (first at line %u)",
+					     (unsigned long long)g, sm->routing.root[j].at.line);
+			if (array_grow((void **)&sm->routing.root, &cap, sm->routing.n_roots + 1,
+				       sizeof(*sm->routing.root)) < 0) {
+				p->nomem = true;
+				path_pop(p, old);
+				return;
+			}
+			sm->routing.root[sm->routing.n_roots++] =
+				(struct config_root){ g, { e->line, e->col } };
+		}
+		path_pop(p, old);
+	}
+}
+
+static void s_routing(struct pctx *p, const struct ynode *v, void *obj)
+{
+	static const struct pfield f[] = {
+		{ "engine", r_engine }, { "lmc", r_lmc },   { "vls", r_vls },
+		{ "roots", r_roots },   { "file", r_file },
+	};
+
+	parse_map(p, v, f, ARRAY_SIZE(f), obj);
+}
+
+/* ---- sm.mad ---------------------------------------------------------------- */
+
+static void m_window(struct pctx *p, const struct ynode *v, void *obj)
+{
+	uint64_t x;
+
+	if (parse_uint(p, v, 1, 256, &x))
+		sm_of(obj)->mad.window = (uint16_t)x;
+}
+
+static void m_timeout(struct pctx *p, const struct ynode *v, void *obj)
+{
+	parse_duration(p, v, 1000, 10000000, false, &sm_of(obj)->mad.timeout_us);
+}
+
+static void m_retries(struct pctx *p, const struct ynode *v, void *obj)
+{
+	uint64_t x;
+
+	if (parse_uint(p, v, 0, 20, &x))
+		sm_of(obj)->mad.retries = (uint8_t)x;
+}
+
+static void s_mad(struct pctx *p, const struct ynode *v, void *obj)
+{
+	static const struct pfield f[] = {
+		{ "window", m_window },
+		{ "timeout", m_timeout },
+		{ "retries", m_retries },
+	};
+
+	parse_map(p, v, f, ARRAY_SIZE(f), obj);
+}
+
+/* ---- sm -------------------------------------------------------------------- */
+
+static void s_priority(struct pctx *p, const struct ynode *v, void *obj)
+{
+	uint64_t x;
+
+	if (parse_uint(p, v, 0, 15, &x))
+		sm_of(obj)->priority = (uint8_t)x;
+}
+
+static void s_sweep(struct pctx *p, const struct ynode *v, void *obj)
+{
+	char q[64];
+	uint64_t us;
+
+	/* 0 turns timed sweeps off; otherwise at most 10 a second, at least one a day. */
+	if (!parse_duration(p, v, 0, 86400000000ull, false, &us))
+		return;
+	if (us && us < 100000) {
+		perr(p, v, "%s is too short (allowed: 0 for no timed sweeps, or 100ms-24h)",
+		     parse_quote(p, v, q, sizeof(q)));
+		return;
+	}
+	sm_of(obj)->sweep_us = us;
+}
+
+static void s_state_dir(struct pctx *p, const struct ynode *v, void *obj)
+{
+	char *s = NULL;
+
+	if (!parse_string(p, v, 4096, &s))
+		return;
+	free(sm_of(obj)->state_dir);
+	sm_of(obj)->state_dir = s;
+}
+
+static void s_prefix(struct pctx *p, const struct ynode *v, void *obj)
+{
+	char q[64];
+	int r;
+
+	if (!parse_scalar(p, v, "a subnet prefix"))
+		return;
+	r = units_subnet_prefix(ynode_text(p->t, v), &sm_of(obj)->subnet_prefix);
+	if (r == -ERANGE && strchr(ynode_text(p->t, v), ':'))
+		perr(p, v, "%s sets bits of the lower 64 (the port's half of a GID); "
+			   "write only the upper 64, as in \"fe80::\"",
+		     parse_quote(p, v, q, sizeof(q)));
+	else if (r < 0)
+		perr(p, v, "%s is not a subnet prefix (allowed: a 64-bit number such as "
+			   "0xfe80000000000000, or quoted IPv6 text such as \"fe80::\")",
+		     parse_quote(p, v, q, sizeof(q)));
+}
+
+static void s_m_key(struct pctx *p, const struct ynode *v, void *obj)
+{
+	parse_hex(p, v, 0, UINT64_MAX, 16, &sm_of(obj)->m_key);
+}
+
+static void s_sm_key(struct pctx *p, const struct ynode *v, void *obj)
+{
+	parse_hex(p, v, 0, UINT64_MAX, 16, &sm_of(obj)->sm_key);
+}
+
+static void s_m_key_lease(struct pctx *p, const struct ynode *v, void *obj)
+{
+	char q[64];
+	uint64_t us;
+
+	/* PortInfo:M_KeyLeasePeriod counts whole seconds in 16 bits. */
+	if (!parse_duration(p, v, 0, 65535000000ull, false, &us))
+		return;
+	if (us % 1000000) {
+		perr(p, v, "%s is not whole seconds (allowed: 0s-65535s, in seconds)",
+		     parse_quote(p, v, q, sizeof(q)));
+		return;
+	}
+	sm_of(obj)->m_key_lease_s = (uint16_t)(us / 1000000);
+}
+
+static void s_m_key_protect(struct pctx *p, const struct ynode *v, void *obj)
+{
+	uint64_t x;
+
+	if (parse_uint(p, v, 0, 3, &x))
+		sm_of(obj)->m_key_protect = (uint8_t)x;
+}
+
+static void s_log_level(struct pctx *p, const struct ynode *v, void *obj)
+{
+	unsigned l;
+
+	if (parse_word(p, v, log_names, _CONFIG_LOG_MAX, &l))
+		sm_of(obj)->log_level = (enum config_log_level)l;
+}
+
+void parse_sm(struct pctx *p, const struct ynode *v, void *obj)
+{
+	static const struct pfield f[] = {
+		{ "priority", s_priority },
+		{ "sweep-interval", s_sweep },
+		{ "routing", s_routing },
+		{ "state-dir", s_state_dir },
+		{ "mad", s_mad },
+		{ "subnet-prefix", s_prefix },
+		{ "m-key", s_m_key },
+		{ "m-key-lease", s_m_key_lease },
+		{ "m-key-protect", s_m_key_protect },
+		{ "sm-key", s_sm_key },
+		{ "log-level", s_log_level },
+	};
+
+	parse_map(p, v, f, ARRAY_SIZE(f), obj);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_CHECK_PRIV_H
+#define LOOM_CHECK_PRIV_H
+
+/*
+ * The checker's working state, shared by its files:
+ *   check.c      setup, the memoised walks, pair counts, link loads
+ *   check_cdg.c  channel dependency graph: is it acyclic, and one cycle
+ *   check_msg.c  naming bad pairs and links for the diag list
+ */
+
+#include "check.h"
+
+#define CK_INF UINT32_MAX
+
+/* Outcome of a route from a switch (per destination LID). */
+enum {
+	CK_UNKNOWN, /* not walked yet */
+	CK_BUSY,    /* on the walk in progress */
+	CK_OK,      /* delivered */
+	CK_DROP,    /* LFT entry 255, beyond the ports, or LID above the table */
+	CK_DEAD,    /* egress port not linked */
+	CK_WRONG,   /* delivered to another port */
+	CK_LOOP,    /* came back to a switch */
+};
+
+struct ck_dest {
+	uint32_t port; /* LID-bearing port */
+	uint32_t sw;   /* switch it hangs off (its own for a switch), SUBNET_NONE if none */
+	uint16_t lid, nlids;
+	bool is_sw;
+};
+
+struct ck {
+	const struct subnet *sn;
+	const struct route_out *out;
+	struct check_report *rep;
+	struct diag *d;
+	unsigned max_msgs, msgs; /* pairs named so far */
+	uint64_t unnamed;        /* bad pairs past max_msgs */
+	uint32_t n_sw, n_chan, n_hosts, n_dests;
+	/* Channels (directed switch-to-switch links). */
+	uint32_t *port_chan;    /* [n_ports] channel leaving by this port, SUBNET_NONE */
+	uint32_t *chan_port;    /* [n_chan] the port it leaves by */
+	uint32_t *dep_off;      /* [n_chan + 1] first CDG bit of each channel */
+	uint8_t *dep;           /* bit dep_off[c] + e: c feeds the next switch's port e */
+	uint64_t *load_a, *load_s; /* [n_chan] all-to-all and shift routes */
+	/* Hosts. */
+	uint32_t *src_off, *src; /* hosts of switch s: src[src_off[s] .. src_off[s+1]-1] */
+	uint32_t *hosts;        /* [n_hosts] in port GUID order */
+	uint32_t *rank;         /* [n_ports] position in hosts[], SUBNET_NONE */
+	struct ck_dest *dests;
+	/* Per destination LID, indexed by switch. */
+	uint8_t *state;
+	uint32_t *hops, *where, *next; /* hops to delivery; where it failed; next switch */
+	uint32_t *stack, *done, n_done; /* walk stack; switches in the order resolved */
+	uint64_t *flow;
+	uint32_t *dist, *queue; /* BFS from the destination's switch */
+	uint64_t hop_sum;
+	double stretch_sum, short_a, short_s;
+};
+
+void ck_free(struct ck *k);
+uint8_t ck_entry(const struct ck *k, uint32_t s, uint32_t lid);
+int ck_cdg(struct ck *k);
+/* Name bad pairs from the hosts of switch s to (d, lid); count those past the limit. */
+void ck_msg_pairs(struct ck *k, const struct ck_dest *d, uint32_t lid, uint32_t s);
+void ck_msg_switch(struct ck *k, const struct ck_dest *d, uint32_t lid, uint32_t s);
+void ck_msg_cycle(struct ck *k, const uint32_t *chans, uint32_t n);
+void ck_msg_summary(struct ck *k);
+
+#endif
