@@ -1,41 +1,65 @@
 #!/bin/bash
-# README command 1: run loom on a bundled simulated fabric.
+# README command 1: loomd brings a bundled simulated fabric up.
 #
 # Starts Debian's ibsim on tests/topologies/ft2-k8.topo (or the file given),
-# brings the fabric up with OpenSM (loomd takes its place once the daemon
-# lands), captures the live fabric with ibnetdiscover, and shows what
-# `loom topo` reads from the capture and from every bundled fabric.
-# Run it from the source tree after `make` (or set LOOM to the loom binary).
+# runs loomd on it as a daemon, and shows the result the way an operator
+# would check it, with infiniband-diags: sminfo (loomd is master),
+# iblinkinfo (every link Active), ibtracert (a route through the programmed
+# tables), dump_lfts; then loom verify walks every host-to-host route of the
+# tables read back, and loom route shows the same tables from the file alone.
+# Run it from the source tree after `make` (or set LOOM and LOOMD).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 LOOM=${LOOM:-$src/tools/loom}
+LOOMD=${LOOMD:-$src/sm/loomd}
 topo=${1:-$src/tests/topologies/ft2-k8.topo}
 . "$src/tests/lib/sim.sh"
 out=$(mktemp -d)
 sim_trap_exit 'rm -rf "$out"'
 
-if ! [ -x "$LOOM" ]; then
-	echo "demo: $LOOM not found: build first (./autogen.sh && ./configure && make)" >&2
-	exit 1
-fi
+for b in "$LOOM" "$LOOMD"; do
+	if ! [ -x "$b" ]; then
+		echo "demo: $b not found: build first (./autogen.sh && ./configure && make)" >&2
+		exit 1
+	fi
+done
 
 echo "== starting a simulated fabric from ${topo#"$src"/}"
 sim_start demo "$topo"
-echo "== bringing it up with OpenSM (the reference SM, until loomd lands)"
-sim_opensm demo
-echo "== iblinkinfo (first lines): the links OpenSM brought to Active"
+echo "== loomd (daemon, state in $out/state): bringing the fabric up"
+sim_run demo --timeout 300 --out "$out/loomd.log" "$LOOMD" --state-dir "$out/state" \
+	--sweep-interval 5 &
+loomd_job=$!
+for _ in $(seq 300); do
+	grep -q 'SUBNET UP' "$out/loomd.log" 2>/dev/null && break
+	sleep 0.1
+done
+grep -v '^ibwarn' "$out/loomd.log"
+grep -q 'SUBNET UP' "$out/loomd.log" || { echo "demo: loomd did not reach SUBNET UP" >&2; exit 1; }
+echo "== sminfo: who is master"
+sim_run demo sminfo 2>/dev/null
+echo "== iblinkinfo (first lines): every link LinkUp and Active"
 sim_run demo iblinkinfo >"$out/links" 2>/dev/null
 head -n 12 "$out/links"
-echo "== capturing the live fabric with ibnetdiscover"
-sim_run demo ibnetdiscover "$out/capture.topo"
-grep -m 6 -E '^(Switch|Ca)' "$out/capture.topo"
+sim_run demo ibnetdiscover >"$out/capture.topo" 2>/dev/null
+lids=$(sed -nE 's/^\[[0-9]+\]\([0-9a-f]+\).*# lid ([0-9]+) lmc.*/\1/p' "$out/capture.topo")
+set -- $lids
+echo "== ibtracert $1 ${!#}: a route through the tables loomd programmed"
+sim_run demo ibtracert "$1" "${!#}" 2>/dev/null
+echo "== dump_lfts (first switch)"
+sim_run demo dump_lfts >"$out/lfts" 2>/dev/null
+sed -n '1,8p' "$out/lfts"
 echo "..."
-echo "== loom topo on the capture"
-"$LOOM" topo "$out/capture.topo"
-echo "== loom topo on every bundled fabric"
-for f in "$src"/tests/topologies/*.topo; do
-	rc=0
-	"$LOOM" topo "$f" >"$out/one" 2>&1 || rc=$?
-	printf '%-28s exit %s  %s\n' "${f##*/}" "$rc" "$(sed -n 's/^  nodes *//p' "$out/one")"
-	[ "$rc" -eq 0 ] || sed -n '1,3p' "$out/one" | sed 's/^/    /'
-done
+echo "== loom verify: every host to every host LID through the tables read back"
+"$LOOM" verify "$out/capture.topo" "$out/lfts"
+echo "== loom route: the same tables from the topology file alone (dry run)"
+"$LOOM" route --canon "$topo" >"$out/dry" 2>/dev/null
+"$LOOM" verify --normalize "$out/capture.topo" "$out/lfts" >"$out/fabric"
+if diff -q "$out/dry" "$out/fabric" >/dev/null; then
+	echo "loom route's tables equal the fabric's ($(grep -c '^0x' "$out/dry") entries)"
+else
+	echo "loom route's tables differ from the fabric's:" && diff "$out/dry" "$out/fabric" | head
+fi
+echo "== stopping loomd (SIGTERM)"
+sim_signal demo TERM
+wait "$loomd_job" && echo "loomd exited cleanly"

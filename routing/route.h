@@ -8,6 +8,9 @@
  *   engine.c   registry of engines; helpers every engine shares (output
  *              tables, the destination list with its LID checks, messages)
  *   minhop.c   min-hop: shortest paths, routes balanced over equal-cost ports
+ *   check.c    the route-quality checker (check_cdg.c credit loops, check_msg.c
+ *              messages): follows any tables, written apart from the engines
+ *   lft_text.c dump_lfts text out; lft_text_read.c: dump_lfts text in
  *
  * Data flows one way: the LID manager has put LIDs (and LMCs) into the model;
  * an engine reads the model and fills a struct route_out; programming (sm/)

@@ -8,6 +8,11 @@
  *   topo.c     topology reader: ibnetdiscover and ibsim text -> model
  *   topo_stats.c  counts and checks over a model (loom topo)
  *   disc.c     directed-route discovery: SMPs through mad/txn.c -> model
+ *   lid.c      LID manager: assignment; lid_file.c: the guid2lid map and file
+ *   prog.c     programming: PortInfo, SwitchInfo, LFT blocks that differ
+ *   agent.c    the SM's own agent: SMInfo answers, traps
+ *   sweep.c    heavy and light sweeps: discover, LIDs, route, program
+ *   loomd.c    the daemon: options, the event loop, systemd
  *
  * Data flows one way: a reader (topo.c, or disc.c on a live fabric) builds a model;
  * routing and programming read it. Both the daemon and the dry run use this

@@ -18,6 +18,7 @@
 #include "lib/diag.h"
 #include "lib/json.h"
 #include "loom.h"
+#include "tools/check_print.h"
 #include "routing/check.h"
 #include "routing/lft_text.h"
 #include "routing/route.h"
@@ -170,86 +171,6 @@ static int reprint(const struct verify_args *a, const struct subnet *sn,
 	return 0;
 }
 
-static void print_link(FILE *f, const struct subnet *sn, const struct check_load *l)
-{
-	if (l->max_node == SUBNET_NONE) {
-		fprintf(f, "max %" PRIu64, l->max);
-		return;
-	}
-	fprintf(f, "max %" PRIu64 " at \"%s\"[%u]", l->max,
-		subnet_str(sn, sn->node[l->max_node].desc), l->max_port);
-}
-
-static void print_text(const struct verify_args *a, const struct subnet *sn,
-		       const struct check_report *r, const struct diag *d, bool ok)
-{
-	printf("loom verify: %s + %s\n", a->topo, a->lft);
-	printf("switches %u, switch-to-switch links %u (each way), hosts %u, destinations %u "
-	       "ports / %u LIDs\n", r->switches, r->links, r->hosts, r->dest_ports, r->dest_lids);
-	printf("pairs %" PRIu64 ": delivered %" PRIu64 ", unreachable %" PRIu64 ", loops %" PRIu64
-	       "\n", r->pairs, r->delivered, r->unreachable, r->loops);
-	printf("hops: max %u, mean %.3f; stretch: mean %.3f, max %.3f, most extra hops %u\n",
-	       r->hops_max, r->hops_mean, r->stretch_mean, r->stretch_max, r->extra_max);
-	printf("switch LIDs: %" PRIu64 " (switch, LID) pairs, %" PRIu64 " not arriving\n",
-	       r->sw_pairs, r->sw_bad);
-	if (r->lids_skipped)
-		printf("LIDs not judged: %u (the dump does not show where they go)\n",
-		       r->lids_skipped);
-	printf("routes per link, all-to-all: ");
-	print_link(stdout, sn, &r->all2all);
-	printf(", mean %.2f, ideal %.2f\n", r->all2all.mean, r->all2all.ideal);
-	printf("routes per link, shift: ");
-	print_link(stdout, sn, &r->shift);
-	printf(", mean %.2f, ideal %.2f\n", r->shift.mean, r->shift.ideal);
-	printf("credit loops (one VL): %s (%" PRIu64 " channel dependencies)\n",
-	       r->cdg_acyclic ? "none" : "yes", r->cdg_deps);
-	diag_print(d, stdout);
-	printf("result: %s\n", ok ? "ok" : "PROBLEMS");
-}
-
-static void json_load(const char *name, const struct subnet *sn, const struct check_load *l)
-{
-	printf("\"%s\":{\"routes\":%" PRIu64 ",\"max\":%" PRIu64 ",\"mean\":%.4f,\"ideal\":%.4f",
-	       name, l->routes, l->max, l->mean, l->ideal);
-	if (l->max_node != SUBNET_NONE) {
-		printf(",\"max_link\":{\"guid\":\"0x%016" PRIx64 "\",\"desc\":",
-		       sn->node[l->max_node].guid);
-		json_str(stdout, subnet_str(sn, sn->node[l->max_node].desc));
-		printf(",\"port\":%u}", l->max_port);
-	}
-	printf("}");
-}
-
-static void print_json(const struct verify_args *a, const struct subnet *sn,
-		       const struct check_report *r, const struct diag *d, bool ok)
-{
-	printf("{\"topology\":");
-	json_str(stdout, a->topo);
-	printf(",\"lfts\":");
-	json_str(stdout, a->lft);
-	printf(",\"switches\":%u,\"links\":%u,\"hosts\":%u,\"dest_ports\":%u,\"dest_lids\":%u,"
-	       "\"pairs\":%" PRIu64 ",\"delivered\":%" PRIu64 ",\"unreachable\":%" PRIu64
-	       ",\"loops\":%" PRIu64 ",\"hops\":{\"max\":%u,\"mean\":%.4f},"
-	       "\"stretch\":{\"mean\":%.4f,\"max\":%.4f,\"extra_hops_max\":%u},"
-	       "\"switch_lids\":{\"pairs\":%" PRIu64 ",\"bad\":%" PRIu64 "},\"lids_skipped\":%u,"
-	       "\"load\":{",
-	       r->switches, r->links, r->hosts, r->dest_ports, r->dest_lids, r->pairs,
-	       r->delivered, r->unreachable, r->loops, r->hops_max, r->hops_mean,
-	       r->stretch_mean, r->stretch_max, r->extra_max, r->sw_pairs, r->sw_bad,
-	       r->lids_skipped);
-	json_load("all_to_all", sn, &r->all2all);
-	printf(",");
-	json_load("shift", sn, &r->shift);
-	printf("},\"cdg\":{\"dependencies\":%" PRIu64 ",\"acyclic\":%s},\"ok\":%s,\"problems\":[",
-	       r->cdg_deps, r->cdg_acyclic ? "true" : "false", ok ? "true" : "false");
-	for (unsigned i = 0; i < d->n; i++) {
-		if (i)
-			printf(",");
-		json_str(stdout, d->msg[i]);
-	}
-	printf("],\"problems_not_shown\":%u}\n", d->dropped);
-}
-
 /* Read both files; 0, or the exit status (messages printed). */
 static int load(const struct verify_args *a, struct subnet **sn, struct route_out *out,
 		uint16_t *unread)
@@ -324,10 +245,18 @@ int cmd_verify(int argc, char **argv)
 		return 2;
 	}
 	ok = check_ok(&rep) && (!a.acyclic || rep.cdg_acyclic);
-	if (a.json)
-		print_json(&a, sn, &rep, &d, ok);
-	else
-		print_text(&a, sn, &rep, &d, ok);
+	if (a.json) {
+		printf("{\"topology\":");
+		json_str(stdout, a.topo);
+		printf(",\"lfts\":");
+		json_str(stdout, a.lft);
+		printf(",");
+		check_print_json(stdout, sn, &rep, &d, ok);
+		printf("}\n");
+	} else {
+		printf("loom verify: %s + %s\n", a.topo, a.lft);
+		check_print_text(stdout, sn, &rep, &d, ok);
+	}
 	diag_free(&d);
 	return ok ? 0 : 1;
 }

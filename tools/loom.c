@@ -13,6 +13,7 @@ static const struct {
 	{ "topo", cmd_topo, "read and validate a topology file, print its counts" },
 	{ "discover", cmd_discover, "sweep the live fabric (directed route), print what topo prints" },
 	{ "config", cmd_config, "check loom.yaml, print the normalised configuration" },
+	{ "route", cmd_route, "dry-run routing: the LFTs loomd would program, as dump_lfts" },
 	{ "verify", cmd_verify, "judge dump_lfts tables: reachability, loops, load, credit loops" },
 };
 

@@ -9,6 +9,8 @@
  *   cmd_discover.c  loom discover: sweep the live fabric, print it as topo does
  *   cmd_config.c    loom config: check loom.yaml, print it normalised
  *   cmd_verify.c    loom verify: judge dump_lfts tables (routing/check.c)
+ *   cmd_route.c     loom route: the dry run, tables loomd would program
+ *   check_print.c   the route-quality report, text and JSON (verify, route)
  *   topo_print.c    the outputs topo and discover share (counts, JSON, list)
  *
  * Exit codes, shared by every subcommand: 0 ok, 1 problems found or misuse,
@@ -22,6 +24,7 @@ int cmd_discover(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 /* loom verify (cmd_verify.c): judge dump_lfts tables against an ibnetdiscover capture. */
 int cmd_verify(int argc, char **argv);
+int cmd_route(int argc, char **argv);
 /* Load path (NULL: the default file, which may be absent), report to stderr as prog,
  * print the normalised config if print; 0 valid, 1 invalid, 2 unreadable. loomd's
  * --check-config calls it too. */

@@ -15,6 +15,7 @@ declare -A sources=(
 	[smp]="mad/smp.c mad/smp_agent.c"
 	[config]="config/*.c lib/array.c lib/diag.c"
 	[lft_text]="routing/*.c sm/topo*.c sm/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
+	[guid2lid]="sm/lid.c sm/lid_file.c sm/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
 )
 # target name -> libraries it links besides the sanitizers (pkg-config names are not used
 # here: clang builds outside configure)

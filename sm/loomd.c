@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loomd: the subnet manager daemon. One sd-event loop owns everything: the
+ * umad fd (answers to our SMPs, and requests to the SM: SMInfo, Traps), the
+ * sweep timer and the signals. A sweep runs to completion inside the loop
+ * (txn_run polls the same fd, and the SM's agent answers requests from
+ * within it), so nothing else needs to be told a sweep is in progress.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "lib/cleanup.h"
+#include "lib/log.h"
+#include "mad/txn.h"
+#include "mad/umad.h"
+#include "routing/route.h"
+#include "sm/agent.h"
+#include "sm/sweep.h"
+
+#define DEFAULT_STATE_DIR "/var/lib/loom"
+#define ONCE_ATTEMPTS 5
+
+struct loomd_opts {
+	const char *ca, *state_dir, *engine;
+	unsigned port;
+	unsigned lmc;
+	unsigned sweep_ms;
+	unsigned priority;
+	bool once;
+	struct txn_opts txn;
+};
+
+struct loomd {
+	struct loomd_opts o;
+	struct mad_umad *u;
+	struct txn *x;
+	struct agent agent;
+	struct sweeper sw;
+	sd_event *ev;
+	sd_event_source *sweep_timer;
+	bool announced; /* READY=1 sent */
+	char guid2lid[PATH_MAX];
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: loomd [OPTIONS]\n\n"
+		"The loom InfiniBand subnet manager: discovers the fabric, assigns LIDs, routes,\n"
+		"programs the switches, brings every port to Active and keeps it so.\n\n"
+		"  --once               exit 0 at the first SUBNET UP, 1 if it cannot get there\n"
+		"  --state-dir DIR      where the guid-to-LID map lives (default %s)\n"
+		"  --ca NAME            the CA to run on (default: the first)\n"
+		"  --port N             its port (default: the first usable)\n"
+		"  --routing ENGINE     routing engine (default minhop; see 'loom route --help')\n"
+		"  --lmc N              LMC 0-7: 2^N LIDs per CA port (default 0)\n"
+		"  --sweep-interval S   seconds between light sweeps (default 10)\n"
+		"  --priority N         SM priority 0-15 (default 0)\n"
+		"  --mad-window N       SMPs in flight (default 16)\n"
+		"  --mad-timeout MS     per try (default 200)\n"
+		"  --mad-retries N      tries after the first (default 3)\n"
+		"  -v, --verbose        debug messages\n"
+		"  -h, --help           this text\n",
+		DEFAULT_STATE_DIR);
+}
+
+static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		fprintf(stderr, "loomd: %s: '%s' is not a number in %u..%u\n", opt, s, lo, hi);
+		return -EINVAL;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level *lvl)
+{
+	enum { O_ONCE = 256, O_STATE, O_CA, O_PORT, O_ROUTING, O_LMC, O_SWEEP, O_PRIO,
+	       O_WIN, O_TMO, O_RETRY };
+	static const struct option longopts[] = {
+		{ "once", no_argument, NULL, O_ONCE },
+		{ "state-dir", required_argument, NULL, O_STATE },
+		{ "ca", required_argument, NULL, O_CA },
+		{ "port", required_argument, NULL, O_PORT },
+		{ "routing", required_argument, NULL, O_ROUTING },
+		{ "lmc", required_argument, NULL, O_LMC },
+		{ "sweep-interval", required_argument, NULL, O_SWEEP },
+		{ "priority", required_argument, NULL, O_PRIO },
+		{ "mad-window", required_argument, NULL, O_WIN },
+		{ "mad-timeout", required_argument, NULL, O_TMO },
+		{ "mad-retries", required_argument, NULL, O_RETRY },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	unsigned secs = 10;
+	int c, r = 0;
+
+	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1 && r == 0) {
+		switch (c) {
+		case O_ONCE: o->once = true; break;
+		case O_STATE: o->state_dir = optarg; break;
+		case O_CA: o->ca = optarg; break;
+		case O_PORT: r = parse_uint("--port", optarg, 1, 254, &o->port); break;
+		case O_ROUTING: o->engine = optarg; break;
+		case O_LMC: r = parse_uint("--lmc", optarg, 0, ROUTE_LMC_MAX, &o->lmc); break;
+		case O_SWEEP: r = parse_uint("--sweep-interval", optarg, 1, 86400, &secs); break;
+		case O_PRIO: r = parse_uint("--priority", optarg, 0, 15, &o->priority); break;
+		case O_WIN: r = parse_uint("--mad-window", optarg, 1, 4096, &o->txn.window); break;
+		case O_TMO: r = parse_uint("--mad-timeout", optarg, 1, 60000, &o->txn.timeout_ms); break;
+		case O_RETRY: r = parse_uint("--mad-retries", optarg, 0, 20, &o->txn.retries); break;
+		case 'v': *lvl = LOG_LVL_DEBUG; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -EINVAL;
+		}
+	}
+	if (r == 0 && optind < argc) {
+		fprintf(stderr, "loomd: unexpected argument '%s'\n", argv[optind]);
+		r = -EINVAL;
+	}
+	o->sweep_ms = secs * 1000;
+	return r;
+}
+
+static void log_msgs(const struct diag *d)
+{
+	for (unsigned i = 0; i < d->n; i++)
+		log_warn("%s", d->msg[i]);
+	if (d->dropped)
+		log_warn("%u more problems not shown", d->dropped);
+}
+
+static void log_sweep(const struct loomd *d, const struct sweep_stats *st)
+{
+	log_info("sweep %u (%s): %" PRIu32 " nodes, %" PRIu32 " ports, %u changes, %" PRIu64
+		 " SMPs, %u ms%s%s",
+		 d->sw.heavy + d->sw.light, st->heavy ? "heavy" : "light", st->nodes, st->ports,
+		 st->changes, st->smps, st->ms, st->up ? ", SUBNET UP" : "; not up: ",
+		 st->up ? "" : st->why_not);
+}
+
+static int heavy(struct loomd *d, struct sweep_stats *st)
+{
+	struct diag msgs = { .limit = 200 };
+	int r;
+
+	d->agent.resweep = false;
+	r = sweep_heavy(&d->sw, st, &msgs);
+	log_msgs(&msgs);
+	diag_free(&msgs);
+	if (r < 0) {
+		log_err("sweep failed: %s; the local port may be down", strerror(-r));
+		return r;
+	}
+	if (st->up)
+		d->agent.state = SMP_SM_MASTER;
+	log_sweep(d, st);
+	return 0;
+}
+
+static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct loomd *d = arg;
+	struct sweep_stats st;
+	bool changed = false;
+	int r = 0;
+
+	(void)usec;
+	if (d->sw.up && !d->agent.resweep) {
+		r = sweep_light(&d->sw, &changed, &st);
+		if (r == 0 && (changed || !st.up))
+			log_sweep(d, &st);
+	}
+	if (r < 0 || changed || !d->sw.up || d->agent.resweep)
+		heavy(d, &st);
+	if (d->sw.up && !d->announced) {
+		sd_notify(0, "READY=1\nSTATUS=SUBNET UP");
+		d->announced = true;
+	}
+	sd_notify(0, d->sw.up ? "STATUS=SUBNET UP" : "STATUS=bringing the subnet up");
+	sd_event_source_set_time(s, usec + (uint64_t)d->o.sweep_ms * 1000);
+	return 0;
+}
+
+/* Between sweeps: requests to the SM arrive here; a trap 128 asks for a sweep now. */
+static void umad_input(struct loomd *d)
+{
+	int r;
+
+	r = txn_drain(d->x);
+	if (r < 0)
+		log_warn("reading from %s port %u: %s", mad_umad_ca(d->u), mad_umad_port(d->u),
+			 strerror(-r));
+	if (d->agent.resweep) {
+		uint64_t now;
+
+		sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
+		sd_event_source_set_time(d->sweep_timer, now);
+	}
+}
+
+/*
+ * The loop. sd-event owns timers and signals; the umad fd is polled on its
+ * own, between sd-event's turns, for at most TURN_MS. Why not an sd-event
+ * io source: the simulator's umad2sim hands out fds that only its own
+ * poll() wrapper understands (epoll refuses them, and its poll() ignores
+ * every other fd in the set), and one loop for hardware and simulator keeps
+ * the path the tests take the path production takes.
+ */
+#define TURN_MS 100
+
+static int loop(struct loomd *d)
+{
+	struct pollfd pfd = { .fd = mad_umad_ops.fd(d->u), .events = POLLIN };
+	int r;
+
+	for (;;) {
+		uint64_t now, next;
+		int wait = TURN_MS;
+
+		/* sd_event_run() dispatches one source a call; run all that are due. */
+		do {
+			if (sd_event_get_state(d->ev) == SD_EVENT_FINISHED)
+				return 0;
+			r = sd_event_run(d->ev, 0);
+		} while (r > 0);
+		if (r < 0)
+			return r;
+		if (sd_event_now(d->ev, CLOCK_MONOTONIC, &now) >= 0 &&
+		    sd_event_source_get_time(d->sweep_timer, &next) >= 0)
+			wait = next <= now ? 0 : next - now < TURN_MS * 1000ULL ?
+				(int)((next - now + 999) / 1000) : TURN_MS;
+		r = poll(&pfd, 1, wait);
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (r > 0)
+			umad_input(d);
+	}
+}
+
+static void on_drop(void *arg, enum txn_drop why, const struct smp_hdr *h)
+{
+	static const char *const name[] = { [TXN_DROP_MALFORMED] = "malformed",
+					    [TXN_DROP_UNEXPECTED] = "unexpected",
+					    [TXN_DROP_LATE] = "late" };
+
+	(void)arg;
+	if (h)
+		log_debug("dropped a %s MAD: class 0x%02x method 0x%02x attr 0x%04x mod 0x%x tid 0x%08x",
+			  name[why], h->mgmt_class, h->method, h->attr_id, h->attr_mod, h->tid);
+	else
+		log_debug("dropped a %s MAD (shorter than a MAD header)", name[why]);
+}
+
+static int run_once(struct loomd *d)
+{
+	struct sweep_stats st;
+
+	for (unsigned i = 0; i < ONCE_ATTEMPTS; i++) {
+		if (heavy(d, &st) < 0)
+			return 1;
+		if (st.up)
+			return 0;
+	}
+	log_err("no SUBNET UP after %u heavy sweeps: %s", ONCE_ATTEMPTS, st.why_not);
+	return 1;
+}
+
+static int run_daemon(struct loomd *d)
+{
+	uint64_t now;
+	int r;
+
+	r = sd_event_default(&d->ev);
+	if (r < 0)
+		return r;
+	/* NULL handler: sd-event exits the loop on these signals. */
+	r = sd_event_add_signal(d->ev, NULL, SIGTERM, NULL, NULL);
+	if (r >= 0)
+		r = sd_event_add_signal(d->ev, NULL, SIGINT, NULL, NULL);
+	if (r >= 0)
+		r = sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
+	if (r >= 0)
+		r = sd_event_add_time(d->ev, &d->sweep_timer, CLOCK_MONOTONIC, now, 1000, on_sweep_timer, d);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(d->sweep_timer, SD_EVENT_ON);
+	if (r >= 0)
+		r = sd_event_set_watchdog(d->ev, true);
+	if (r >= 0)
+		r = loop(d);
+	sd_notify(0, "STOPPING=1");
+	sd_event_source_unref(d->sweep_timer);
+	sd_event_unref(d->ev);
+	if (r < 0)
+		log_err("event loop: %s", strerror(-r));
+	return r < 0 ? 1 : 0;
+}
+
+static int setup(struct loomd *d)
+{
+	struct diag msgs = { .limit = 50 };
+	struct sweep_opts so = { .route.lmc = (uint8_t)d->o.lmc };
+	int r;
+
+	so.engine = route_engine_find(d->o.engine);
+	if (!so.engine) {
+		log_err("--routing: no engine '%s'", d->o.engine);
+		return -EINVAL;
+	}
+	if (mkdir(d->o.state_dir, 0755) < 0 && errno != EEXIST) {
+		log_err("state dir %s: %s; give another with --state-dir", d->o.state_dir,
+			strerror(errno));
+		return -errno;
+	}
+	snprintf(d->guid2lid, sizeof(d->guid2lid), "%s/guid2lid", d->o.state_dir);
+	so.guid2lid = d->guid2lid;
+	r = mad_umad_open(d->o.ca, d->o.port, MAD_UMAD_SM, &d->u);
+	if (r < 0) {
+		log_err("cannot open %s port %u for SMPs: %s; is ib_umad loaded, and are we root?",
+			d->o.ca ? d->o.ca : "the first CA", d->o.port, strerror(-r));
+		return r;
+	}
+	r = txn_new(&mad_umad_ops, d->u, &d->o.txn, &d->x);
+	if (r < 0)
+		return r;
+	txn_set_drop_hook(d->x, on_drop, d);
+	agent_init(&d->agent, d->x, 0, (uint8_t)d->o.priority);
+	txn_set_request_hook(d->x, agent_request, &d->agent);
+	r = sweeper_init(&d->sw, d->x, &d->agent, &so, &msgs);
+	log_msgs(&msgs);
+	diag_free(&msgs);
+	if (r < 0)
+		log_err("%s: %s", d->guid2lid, strerror(-r));
+	else
+		log_info("on %s port %u, routing %s, LMC %u, state in %s", mad_umad_ca(d->u),
+			 mad_umad_port(d->u), so.engine->name, d->o.lmc, d->o.state_dir);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	struct loomd d = { .o = { .state_dir = DEFAULT_STATE_DIR, .engine = "minhop",
+				  .txn = TXN_OPTS_DEFAULT } };
+	enum log_level lvl = LOG_LVL_INFO;
+	int rc;
+
+	if (parse_args(argc, argv, &d.o, &lvl) < 0)
+		return 1;
+	log_init("loomd", lvl);
+	/*
+	 * Block the signals sd-event takes through a signalfd before any
+	 * thread exists: libibumad's simulator shim starts a reader thread,
+	 * and a signal may go to any thread that has it unblocked.
+	 */
+	sigset_t ss;
+
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &ss, NULL);
+	if (setup(&d) < 0)
+		rc = 1;
+	else
+		rc = d.o.once ? run_once(&d) : run_daemon(&d);
+	sweeper_free(&d.sw);
+	txn_free(d.x);
+	mad_umad_close(d.u);
+	return rc;
+}

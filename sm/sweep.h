@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_SM_SWEEP_H
+#define LOOM_SM_SWEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/diag.h"
+#include "mad/txn.h"
+#include "routing/route.h"
+#include "sm/agent.h"
+#include "sm/disc.h"
+#include "sm/lid.h"
+#include "sm/prog.h"
+#include "sm/subnet.h"
+
+struct sweep_opts {
+	const struct route_engine *engine;
+	struct route_opts route;
+	const char *guid2lid;   /* the persistent guid-to-LID map; NULL: none */
+	uint64_t subnet_prefix; /* 0: keep what the SM's port has, else fe80::/64 */
+};
+
+/*
+ * The SM's sweeps, from one heavy sweep to the next: the model of the last
+ * one (and what the fabric said that the model does not hold), the LID
+ * map, and the LFTs as programmed.
+ */
+struct sweeper {
+	struct txn *x;
+	struct agent *agent;
+	struct sweep_opts o;
+	struct lid_map *lids;
+	struct prog_cache *cache;
+	struct subnet *sn;
+	struct disc_live live;
+	unsigned heavy, light; /* sweeps done */
+	bool up;               /* the last heavy sweep reached SUBNET UP */
+};
+
+/* One sweep, as the summary line tells it. */
+struct sweep_stats {
+	bool heavy;
+	uint32_t nodes, ports;
+	unsigned changes; /* heavy: Sets sent; light: switches reporting a change */
+	uint64_t smps;    /* SMPs sent by this sweep, retries included */
+	unsigned ms;
+	bool up;
+	char why_not[160]; /* why the sweep did not reach SUBNET UP */
+};
+
+/* Load the LID map (its bad lines go to msgs). -errno on I/O errors. */
+int sweeper_init(struct sweeper *s, struct txn *x, struct agent *a, const struct sweep_opts *o,
+		 struct diag *msgs);
+void sweeper_free(struct sweeper *s);
+
+/*
+ * Discover, assign LIDs, route and program what differs. Problems go to
+ * msgs (the caller logs them). -errno only when the sweep could not run at
+ * all (the local port does not answer, out of memory).
+ */
+int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs);
+/*
+ * Ask every switch of the last model whether a port changed state
+ * (SwitchInfo:PortStateChange); *changed when one did or did not answer.
+ */
+int sweep_light(struct sweeper *s, bool *changed, struct sweep_stats *st);
+
+#endif

@@ -1,0 +1,112 @@
+#!/bin/bash
+# loomd under faults, judged by infiniband-diags:
+#   - ibsim drops 5% of the packets arriving at every node: loomd --once still
+#     reaches SUBNET UP, and the LFTs read back are the ones a lossless run
+#     programs on an identical fabric;
+#   - as a daemon: a switch-to-switch link is taken down (ibsim Unlink) and
+#     brought back (ReLink); within two sweep intervals of each, the tables
+#     read back route every host to every host LID again, and every linked
+#     port is Active.
+set -uo pipefail
+srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+LOOMD=${LOOMD:-loomd}
+LOOM=${LOOM:-loom}
+. "$srcdir/tests/lib/sim.sh"
+tmp=$(mktemp -d)
+sim_trap_exit 'rm -rf "$tmp"'
+topo=$srcdir/tests/topologies/ft2-k8.topo
+SWEEP=2
+
+lfts_normal() { # SIM OUT
+	sim_run "$1" ibnetdiscover 2>/dev/null >"$2.topo"
+	sim_run "$1" dump_lfts 2>/dev/null >"$2.lfts"
+	"$LOOM" verify --normalize "$2.topo" "$2.lfts" >"$2" 2>&1
+}
+
+lfts_check() { # SIM TAG WHAT
+	local rc=0
+	sim_run "$1" ibnetdiscover 2>/dev/null >"$tmp/$2.topo"
+	sim_run "$1" dump_lfts 2>/dev/null >"$tmp/$2.lfts"
+	"$LOOM" verify "$tmp/$2.topo" "$tmp/$2.lfts" >"$tmp/$2.verify" 2>&1 || rc=$?
+	tap_is "$3: dump_lfts read-back: every host reaches every host LID, no loop" "$rc" 0 ||
+		tap_diag "$(head -n 15 "$tmp/$2.verify")"
+}
+
+# ---- 5% loss everywhere ------------------------------------------------------
+if sim_start ref "$topo" && sim_start lossy "$topo"; then
+	rc=0
+	sim_run ref "$LOOMD" --once --state-dir "$tmp/ref.state" >"$tmp/ref.log" 2>&1 || rc=$?
+	tap_is "lossless: loomd --once exits 0" "$rc" 0
+	lfts_normal ref "$tmp/ref.norm"
+	cmds=()
+	while IFS=$'\t' read -r _ node; do
+		cmds+=("Error \"$node\" 5")
+	done < <(sim_topo_nodes "$topo")
+	tap_check "lossy: ibsim drops 5% of the packets arriving at each of ${#cmds[@]} nodes" \
+		sim_console lossy "${cmds[@]}"
+	rc=0
+	sim_run lossy --timeout 120 "$LOOMD" --once --state-dir "$tmp/lossy.state" \
+		>"$tmp/lossy.log" 2>&1 || rc=$?
+	tap_is "lossy: loomd --once reaches SUBNET UP (exit 0)" "$rc" 0 ||
+		tap_diag "$(tail -n 10 "$tmp/lossy.log")"
+	tap_diag "$(grep sweep "$tmp/lossy.log")"
+	sim_console lossy "${cmds[@]/% 5/ 0}" >/dev/null
+	lfts_normal lossy "$tmp/lossy.norm"
+	tap_check "lossy: the LFTs read back equal the lossless run's" \
+		diff -u "$tmp/ref.norm" "$tmp/lossy.norm"
+	tap_check "lossy: and they are not empty" test "$(grep -c . "$tmp/ref.norm")" -gt 100
+	sim_stop lossy
+	sim_stop ref
+else
+	tap_check "lossy: simulators start" false
+fi
+
+# ---- daemon: a link goes down and comes back ------------------------------
+heavy_up() { grep -c 'heavy.*SUBNET UP' "$tmp/daemon.log" 2>/dev/null; }
+
+# Wait (at most two sweep intervals and a second) for a heavy sweep after N.
+wait_resweep() { # N
+	local end=$((SECONDS + 2 * SWEEP + 1))
+	while [ "$SECONDS" -le "$end" ]; do
+		[ "$(heavy_up)" -gt "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+if sim_start d "$topo"; then
+	sim_run d --timeout 300 --out "$tmp/daemon.log" "$LOOMD" --state-dir "$tmp/d.state" \
+		--sweep-interval "$SWEEP" &
+	bg=$!
+	for _ in $(seq 100); do
+		[ "$(heavy_up)" -gt 0 ] && break
+		sleep 0.1
+	done
+	tap_check "daemon: reaches SUBNET UP" test "$(heavy_up)" -gt 0
+	lfts_check d up "daemon"
+	# A spine's port 1: a switch-to-switch link of the fat tree.
+	link=$(sim_topo_links "$topo" | awk -F'\t' '$1 ~ /spine/ { print $1 "\t" $2; exit }')
+	sw=${link%%$'\t'*} port=${link##*$'\t'}
+	n=$(heavy_up)
+	tap_check "daemon: Unlink \"$sw\"[$port]" sim_console d "Unlink \"$sw\"[$port]"
+	tap_check "daemon: a heavy sweep reaches SUBNET UP within two sweep intervals" wait_resweep "$n"
+	lfts_check d down "daemon, link down"
+	got=$(sim_links d | awk -F'\t' -v s="$sw" -v p="$port" '$1 == s && $2 == p { print $3 "/" $5 }')
+	tap_is "daemon, link down: iblinkinfo shows $sw port $port down, no peer" "$got" "Down/-"
+	n=$(heavy_up)
+	tap_check "daemon: ReLink \"$sw\"[$port]" sim_console d "ReLink \"$sw\"[$port]"
+	tap_check "daemon: a heavy sweep reaches SUBNET UP within two sweep intervals" wait_resweep "$n"
+	lfts_check d relinked "daemon, link back"
+	bad=$(sim_links d | awk -F'\t' '$5 != "-" && $3 != "Active"' | wc -l)
+	tap_is "daemon, link back: every linked port is Active again (iblinkinfo)" "$bad" 0
+	grep 'sweep' "$tmp/daemon.log" | while read -r l; do tap_diag "$l"; done
+	sim_signal d TERM
+	rc=0
+	wait "$bg" || rc=$?
+	tap_is "daemon: SIGTERM ends loomd with status 0" "$rc" 0
+	sim_stop d
+else
+	tap_check "daemon: simulator starts" false
+fi
+
+tap_done

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loom route: the dry run. The topology reader builds the model discovery
+ * would build, the LID manager and the routing engine are the ones loomd
+ * runs, so the tables printed are the tables loomd would program (stdout, in
+ * dump_lfts's format, for a diff against the fabric). --json and --check
+ * judge them with the same checker loom verify uses.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "lib/cleanup.h"
+#include "lib/diag.h"
+#include "lib/json.h"
+#include "loom.h"
+#include "routing/check.h"
+#include "routing/lft_text.h"
+#include "routing/route.h"
+#include "sm/lid.h"
+#include "sm/subnet.h"
+#include "sm/topo.h"
+#include "tools/check_print.h"
+
+struct route_args {
+	const char *engine, *guid2lid, *topo;
+	unsigned lmc;
+	bool json, check, canon;
+};
+
+static void route_usage(FILE *f)
+{
+	size_t n;
+	const struct route_engine *const *e = route_engine_list(&n);
+
+	fprintf(f,
+		"usage: loom route [--engine E] [--lmc N] [--guid2lid FILE] [--json | --canon]\n"
+		"                  [--check] TOPOFILE\n\n"
+		"Route a fabric without touching it: read TOPOFILE (ibnetdiscover output or\n"
+		"ibsim's form), assign LIDs as loomd does (a port keeps the LID the file\n"
+		"gives it, or the one --guid2lid, loomd's state file, gives it), route with\n"
+		"the engine loomd would use, and print every switch's table on stdout as\n"
+		"dump_lfts prints it, so it can be diffed against the live fabric. A summary\n"
+		"goes to stderr.\n\n"
+		"  --engine E       routing engine (default minhop):");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, " %s", e[i]->name);
+	fprintf(f,
+		"\n"
+		"  --lmc N          2^N LIDs per CA port, 0-7 (default 0)\n"
+		"  --guid2lid FILE  LIDs from loomd's guid2lid map (read only)\n"
+		"  --json           instead of the tables: the route-quality report (pairs,\n"
+		"                   reachability, loops, hops, link load, credit loops,\n"
+		"                   routing time and peak memory)\n"
+		"  --canon          the tables in loom verify --normalize's canonical form\n"
+		"  --check          exit 1 if a pair is unreachable, a route loops, or the\n"
+		"                   channel dependencies have a cycle (credit loop)\n\n"
+		"Exit status: 0 routed (and, with --check, clean), 1 --check found problems or\n"
+		"misuse, 2 the topology cannot be read or routed.\n");
+}
+
+static int parse_args(int argc, char **argv, struct route_args *a)
+{
+	static const struct option opts[] = {
+		{ "engine", required_argument, NULL, 'e' }, { "lmc", required_argument, NULL, 'l' },
+		{ "guid2lid", required_argument, NULL, 'g' }, { "json", no_argument, NULL, 'j' },
+		{ "check", no_argument, NULL, 'c' },	      { "canon", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },	      {}
+	};
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e': a->engine = optarg; break;
+		case 'g': a->guid2lid = optarg; break;
+		case 'j': a->json = true; break;
+		case 'c': a->check = true; break;
+		case 'C': a->canon = true; break;
+		case 'l':
+			errno = 0;
+			a->lmc = (unsigned)strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || a->lmc > ROUTE_LMC_MAX) {
+				fprintf(stderr, "loom route: --lmc '%s': want 0-%u\n", optarg,
+					ROUTE_LMC_MAX);
+				return 1;
+			}
+			break;
+		case 'h': route_usage(stdout); return 0;
+		default: route_usage(stderr); return 1;
+		}
+	}
+	if (optind != argc - 1 || (a->json && a->canon)) {
+		route_usage(stderr);
+		return 1;
+	}
+	a->topo = argv[optind];
+	return -1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Model and LIDs: 0, or the exit status (messages printed). */
+static int prepare(const struct route_args *a, struct subnet **sn)
+{
+	_cleanup_(lid_map_freep) struct lid_map *m = NULL;
+	struct lid_report rep = { .msgs.limit = LID_MAX_MSGS };
+	struct diag d = { 0 };
+	int r;
+
+	r = topo_read_file(a->topo, sn, &d);
+	diag_print(&d, stderr);
+	diag_free(&d);
+	if (r < 0) {
+		fprintf(stderr, "loom route: %s: cannot read the topology; nothing routed\n", a->topo);
+		return 2;
+	}
+	r = lid_map_new(&m);
+	if (r == 0 && a->guid2lid) {
+		r = lid_map_load(m, a->guid2lid, &d);
+		diag_print(&d, stderr);
+		diag_free(&d);
+		if (r < 0) {
+			fprintf(stderr, "loom route: %s: %s; nothing routed\n", a->guid2lid,
+				strerror(-r));
+			return 2;
+		}
+	}
+	if (r == 0)
+		r = lid_assign(*sn, m, (uint8_t)a->lmc, &rep);
+	diag_print(&rep.msgs, stderr);
+	lid_report_free(&rep);
+	if (r < 0) {
+		fprintf(stderr, "loom route: %s: assigning LIDs: %s; nothing routed\n", a->topo,
+			strerror(-r));
+		return 2;
+	}
+	return 0;
+}
+
+static void print_json(const struct route_args *a, const struct subnet *sn,
+		       const struct route_out *out, const struct check_report *rep,
+		       const struct diag *d, bool ok, double secs)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	printf("{\"topology\":");
+	json_str(stdout, a->topo);
+	printf(",\"engine\":");
+	json_str(stdout, a->engine);
+	printf(",\"lmc\":%u,\"max_lid\":%u,\"routing_seconds\":%.3f,\"peak_rss_kb\":%ld,"
+	       "\"vls_used\":1,", a->lmc, out->max_lid, secs, ru.ru_maxrss);
+	check_print_json(stdout, sn, rep, d, ok);
+	printf("}\n");
+}
+
+int cmd_route(int argc, char **argv)
+{
+	_cleanup_(subnet_freep) struct subnet *sn = NULL;
+	_cleanup_(route_out_free) struct route_out out = { 0 };
+	struct route_args a = { .engine = "minhop" };
+	const struct route_engine *e;
+	struct route_why why = { { 0 } };
+	struct check_report rep;
+	struct check_opts co = { 0 };
+	struct diag d = { .limit = DIAG_MAX };
+	struct lft_text_opts po = LFT_TEXT_DUMP_LFTS;
+	double t0, secs;
+	bool ok = true;
+	int r;
+
+	r = parse_args(argc, argv, &a);
+	if (r >= 0)
+		return r;
+	e = route_engine_find(a.engine);
+	if (!e) {
+		fprintf(stderr, "loom route: --engine '%s': no such engine (see --help)\n", a.engine);
+		return 1;
+	}
+	r = prepare(&a, &sn);
+	if (r)
+		return r;
+	t0 = now_s();
+	r = e->route(sn, &(struct route_opts){ .lmc = (uint8_t)a.lmc }, &out, &why);
+	secs = now_s() - t0;
+	if (r < 0) {
+		fprintf(stderr, "loom route: %s: %s cannot route it: %s\n", a.topo, e->name, why.msg);
+		return 2;
+	}
+	fprintf(stderr, "loom route: %s: %s: %u switches, %u LIDs, %.3f s; %s\n", a.topo, e->name,
+		out.n_sw, out.stats.dest_lids, secs, why.msg);
+	if (a.json || a.check) {
+		r = check_routes(sn, &out, &co, &rep, &d);
+		if (r < 0) {
+			fprintf(stderr, "loom route: checking the tables: %s\n", strerror(-r));
+			diag_free(&d);
+			return 2;
+		}
+		ok = check_ok(&rep) && rep.cdg_acyclic;
+	}
+	if (a.json)
+		print_json(&a, sn, &out, &rep, &d, ok, secs);
+	else {
+		if (a.canon)
+			po = LFT_TEXT_CANON;
+		r = lft_text_print(stdout, sn, &out, &po);
+		if (r < 0)
+			fprintf(stderr, "loom route: writing the tables: %s\n", strerror(-r));
+	}
+	if (a.check && !a.json)
+		check_print_text(stderr, sn, &rep, &d, ok);
+	diag_free(&d);
+	if (r < 0)
+		return 2;
+	return a.check && !ok ? 1 : 0;
+}
