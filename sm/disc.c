@@ -9,68 +9,14 @@
 
 #include "lib/cleanup.h"
 #include "lib/itab.h"
-#include "sm/disc.h"
-
-/* IBA 14.2.5.6 PortInfo:PortState. */
-#define PORT_STATE_DOWN 1
-/* IBA 14.2.5.6 CapabilityMask bit 14: IsExtendedSpeedsSupported. */
-#define CAP_EXT_SPEEDS 0x4000u
-
-struct dport {
-	uint32_t peer_node; /* SUBNET_NONE: not linked (yet) */
-	uint8_t peer_port;
-	bool pi_asked, have_pi;
-	uint64_t guid;      /* PortGUID from NodeInfo, if reached through this port */
-	struct smp_port_info pi;
-	uint8_t raw[SMP_DATA_SIZE];
-};
-
-/* A node as the sweep knows it; turned into the model at the end. */
-struct dnode {
-	struct smp_node_info ni;
-	struct smp_switch_info si;
-	uint8_t si_raw[SMP_DATA_SIZE];
-	char desc[SMP_DATA_SIZE + 1];
-	uint8_t hops;
-	uint8_t path[SMP_MAX_HOPS + 1]; /* the first route that reached it */
-	struct dport *port;             /* ni.num_ports + 1 */
-};
-
-struct disc {
-	struct txn *x;
-	struct dnode *node;
-	uint32_t n, cap;
-	struct itab by_guid;
-	struct disc_report *rep;
-	int err; /* first hard failure (ENOMEM); stops the sweep from growing */
-};
-
-enum req_kind { REQ_NODE_INFO, REQ_NODE_DESC, REQ_PORT_INFO, REQ_SWITCH_INFO };
+#include "sm/disc_priv.h"
 
 static const char *const req_name[] = {
 	[REQ_NODE_INFO] = "NodeInfo",
 	[REQ_NODE_DESC] = "NodeDescription",
 	[REQ_PORT_INFO] = "PortInfo",
 	[REQ_SWITCH_INFO] = "SwitchInfo",
-};
-
-/*
- * A request whose every try timed out is asked again, up to DISC_ROUNDS
- * times in all: on a lossy fabric a multi-hop SMP can lose a quarter of its
- * tries, and a node missed by one sweep would get the wrong LIDs for good
- * (the map keeps what is assigned). A node that is really gone costs
- * DISC_ROUNDS x (retries + 1) timeouts of one window slot, not the sweep.
- */
-#define DISC_ROUNDS 3
-
-struct req {
-	struct disc *d;
-	enum req_kind kind;
-	uint8_t round;      /* how many times every try timed out */
-	uint32_t node;      /* REQ_NODE_INFO: the node we came from, or SUBNET_NONE */
-	uint8_t port;       /* PortInfo: the port; NodeInfo: the port we left by */
-	uint8_t hops;
-	uint8_t path[SMP_MAX_HOPS + 1];
+	[REQ_PROBE] = "NodeInfo (duplicate GUID check)",
 };
 
 void disc_report_free(struct disc_report *rep)
@@ -79,7 +25,7 @@ void disc_report_free(struct disc_report *rep)
 }
 
 /* "0,1,3": the DR path as ibnetdiscover and smpquery -D write it. */
-static const char *path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len)
+const char *disc_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len)
 {
 	size_t off = (size_t)snprintf(buf, len, "0");
 
@@ -116,6 +62,7 @@ static void fill_req(const struct req *q, struct smp_req *sr)
 		[REQ_NODE_DESC] = SMP_ATTR_NODE_DESC,
 		[REQ_SWITCH_INFO] = SMP_ATTR_SWITCH_INFO,
 		[REQ_PORT_INFO] = SMP_ATTR_PORT_INFO,
+		[REQ_PROBE] = SMP_ATTR_NODE_INFO,
 	};
 
 	*sr = (struct smp_req){ .method = SMP_GET, .attr_id = attr[q->kind], .hops = q->hops };
@@ -125,8 +72,8 @@ static void fill_req(const struct req *q, struct smp_req *sr)
 	memcpy(sr->path, q->path, (size_t)q->hops + 1);
 }
 
-static void ask(struct disc *d, enum req_kind kind, uint32_t node, uint8_t port,
-		const uint8_t *path, uint8_t hops)
+void disc_ask(struct disc *d, enum req_kind kind, uint32_t node, uint8_t port,
+	      const uint8_t *path, uint8_t hops)
 {
 	struct smp_req sr = { .method = SMP_GET, .hops = hops };
 	struct req *q;
@@ -151,11 +98,11 @@ static void ask(struct disc *d, enum req_kind kind, uint32_t node, uint8_t port,
 
 static void ask_node(struct disc *d, enum req_kind kind, uint32_t n, uint8_t port)
 {
-	ask(d, kind, n, port, d->node[n].path, d->node[n].hops);
+	disc_ask(d, kind, n, port, d->node[n].path, d->node[n].hops);
 }
 
 /* Record both ends of a link; a contradiction is reported, the first view kept. */
-static void link_ports(struct disc *d, uint32_t a, uint8_t pa, uint32_t b, uint8_t pb)
+void disc_link_ports(struct disc *d, uint32_t a, uint8_t pa, uint32_t b, uint8_t pb)
 {
 	struct dport *x = &d->node[a].port[pa], *y = &d->node[b].port[pb];
 
@@ -195,6 +142,7 @@ static int add_node(struct disc *d, const struct smp_node_info *ni, const struct
 	nd->ni = *ni;
 	nd->hops = q->hops;
 	memcpy(nd->path, q->path, (size_t)q->hops + 1);
+	nd->entry_port = q->hops ? ni->local_port : 0;
 	nd->port = calloc((size_t)ni->num_ports + 1, sizeof(*nd->port));
 	if (!nd->port)
 		return -ENOMEM;
@@ -225,7 +173,9 @@ static void got_node_info(struct disc *d, const struct req *q, const struct smp_
 		       "ignored", ni->node_guid, ni->local_port, ni->num_ports);
 		return;
 	}
-	if (n == ITAB_EMPTY) {
+	bool known = n != ITAB_EMPTY;
+
+	if (!known) {
 		int r = add_node(d, ni, q, &n);
 
 		if (r < 0) {
@@ -253,11 +203,35 @@ static void got_node_info(struct disc *d, const struct req *q, const struct smp_
 		/* A CA's PortInfo is read through the port that reached it. */
 		if (!dp->pi_asked) {
 			dp->pi_asked = true;
-			ask(d, REQ_PORT_INFO, n, ni->local_port, q->path, q->hops);
+			disc_ask(d, REQ_PORT_INFO, n, ni->local_port, q->path, q->hops);
 		}
 	}
-	if (q->node != SUBNET_NONE)
-		link_ports(d, q->node, q->port, n, ni->local_port);
+	if (q->node == SUBNET_NONE)
+		return;
+	if (!known || ni->node_type != NODE_SWITCH) {
+		disc_link_ports(d, q->node, q->port, n, ni->local_port);
+		return;
+	}
+	/* A switch seen before: the same one again, or another with its GUID. */
+	struct dport *dp = &nd->port[ni->local_port];
+
+	if (dp->peer_node == q->node && dp->peer_port == q->port)
+		return;
+	if (dp->peer_node == SUBNET_NONE) {
+		if (disc_claim(d, q, n, ni->local_port) < 0)
+			d->err = -ENOMEM;
+		return;
+	}
+	char buf[4 * SMP_MAX_HOPS];
+
+	d->rep->dups++;
+	d->node[q->node].port[q->port].faces_dup = true;
+	diag_msg(&d->rep->msgs, "duplicate GUID 0x%016" PRIx64 ": path %s reaches a switch with the "
+		 "GUID of the one at path %s, whose port %u is linked elsewhere; it is left out, "
+		 "with what is only reachable through it", ni->node_guid,
+		 disc_path_str(q->path, q->hops, buf, sizeof(buf)),
+		 disc_path_str(nd->path, nd->hops, buf + sizeof(buf) / 2, sizeof(buf) / 2),
+		 ni->local_port);
 }
 
 static void got_port_info(struct disc *d, const struct req *q, const struct smp_port_info *pi)
@@ -270,7 +244,8 @@ static void got_port_info(struct disc *d, const struct req *q, const struct smp_
 
 	dp->pi = *pi;
 	dp->have_pi = true;
-	if (q->port == 0 || pi->state == PORT_STATE_DOWN || dp->peer_node != SUBNET_NONE)
+	if (q->port == 0 || pi->state == PORT_STATE_DOWN || dp->peer_node != SUBNET_NONE ||
+	    dp->claimed)
 		return;
 	/*
 	 * Only switches forward DR SMPs (IBA 14.2.2); a CA's port leads out
@@ -281,12 +256,12 @@ static void got_port_info(struct disc *d, const struct req *q, const struct smp_
 	if (q->hops >= SMP_MAX_HOPS) {
 		d->rep->errors++;
 		diag_msg(&d->rep->msgs, "path %s port %u: more than %u hops; not followed",
-		       path_str(q->path, q->hops, buf, sizeof(buf)), q->port, SMP_MAX_HOPS);
+		       disc_path_str(q->path, q->hops, buf, sizeof(buf)), q->port, SMP_MAX_HOPS);
 		return;
 	}
 	memcpy(path, nd->path, (size_t)nd->hops + 1);
 	path[nd->hops + 1] = q->port;
-	ask(d, REQ_NODE_INFO, q->node, q->port, path, (uint8_t)(nd->hops + 1));
+	disc_ask(d, REQ_NODE_INFO, q->node, q->port, path, (uint8_t)(nd->hops + 1));
 }
 
 static int decode(struct disc *d, const struct req *q, const uint8_t *resp, size_t len)
@@ -303,6 +278,11 @@ static int decode(struct disc *d, const struct req *q, const uint8_t *resp, size
 		break;
 	case REQ_NODE_DESC:
 		r = smp_decode_node_desc(resp, len, d->node[q->node].desc);
+		break;
+	case REQ_PROBE:
+		r = smp_decode_node_info(resp, len, &ni);
+		if (r == 0)
+			disc_probe_result(d, q->node, 0, &ni);
 		break;
 	case REQ_SWITCH_INFO:
 		r = smp_decode_switch_info(resp, len, &d->node[q->node].si);
@@ -342,6 +322,10 @@ static void on_reply(void *arg, int status, const uint8_t *resp, size_t len)
 		status = decode(d, q, resp, len);
 	if (status == 0)
 		return;
+	if (q->kind == REQ_PROBE) {
+		disc_probe_result(d, q->node, status, NULL);
+		return;
+	}
 	if (status == -ETIMEDOUT)
 		d->rep->timeouts++;
 	else
@@ -350,7 +334,7 @@ static void on_reply(void *arg, int status, const uint8_t *resp, size_t len)
 		snprintf(what, sizeof(what), "PortInfo of port %u", q->port);
 	else
 		snprintf(what, sizeof(what), "%s", req_name[q->kind]);
-	diag_msg(&d->rep->msgs, "path %s: %s: %s; skipped", path_str(q->path, q->hops, buf, sizeof(buf)), what,
+	diag_msg(&d->rep->msgs, "path %s: %s: %s; skipped", disc_path_str(q->path, q->hops, buf, sizeof(buf)), what,
 	       status == -ETIMEDOUT ? "no answer after all retries" :
 	       status == -EPROTO ? "refused or malformed answer" : strerror(-status));
 }
@@ -513,6 +497,7 @@ static void disc_free(struct disc *d)
 	for (uint32_t i = 0; i < d->n; i++)
 		free(d->node[i].port);
 	free(d->node);
+	free(d->claim);
 	itab_free(&d->by_guid);
 }
 
@@ -524,10 +509,12 @@ int disc_run(struct txn *x, struct subnet **out, struct disc_live *live, struct 
 	int r;
 
 	/* IBA 14.2.2: the empty path (hop count 0) reaches the local node. */
-	ask(&d, REQ_NODE_INFO, SUBNET_NONE, 0, path, 0);
+	disc_ask(&d, REQ_NODE_INFO, SUBNET_NONE, 0, path, 0);
 	r = d.err ? d.err : txn_run(x, -1);
 	if (r == 0 && d.err)
 		r = d.err;
+	if (r == 0)
+		r = disc_verify_claims(&d);
 	if (r == 0 && d.n == 0)
 		r = -EIO;
 	if (r == 0)

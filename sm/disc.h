@@ -18,6 +18,7 @@
 struct disc_report {
 	unsigned timeouts;     /* requests given up on after all retries */
 	unsigned errors;       /* refused (MAD status), undecodable, or inconsistent */
+	unsigned dups;         /* switches left out: their GUID belongs to one found first */
 	struct diag msgs;      /* start it with .limit = DISC_MAX_MSGS */
 };
 

@@ -22,6 +22,7 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
+#include "config/config.h"
 #include "lib/cleanup.h"
 #include "lib/log.h"
 #include "mad/txn.h"
@@ -29,11 +30,21 @@
 #include "routing/route.h"
 #include "sm/agent.h"
 #include "sm/sweep.h"
+#include "tools/loom.h"
 
 #define DEFAULT_STATE_DIR "/var/lib/loom"
 #define ONCE_ATTEMPTS 5
 
+/* Options given on the command line: they win over the configuration file. */
+enum {
+	SET_STATE = 1 << 0, SET_ENGINE = 1 << 1, SET_LMC = 1 << 2, SET_SWEEP = 1 << 3,
+	SET_PRIO = 1 << 4, SET_WIN = 1 << 5, SET_TMO = 1 << 6, SET_RETRY = 1 << 7,
+};
+
 struct loomd_opts {
+	const char *config; /* NULL: CONFIG_DEFAULT_PATH, which may be absent */
+	bool check_config;
+	unsigned set;       /* SET_*: what the command line gave */
 	const char *ca, *state_dir, *engine;
 	unsigned port;
 	unsigned lmc;
@@ -61,6 +72,10 @@ static void usage(FILE *f)
 		"usage: loomd [OPTIONS]\n\n"
 		"The loom InfiniBand subnet manager: discovers the fabric, assigns LIDs, routes,\n"
 		"programs the switches, brings every port to Active and keeps it so.\n\n"
+		"  -c, --config FILE    configuration (default %s; absent: defaults);\n"
+		"                       command-line options win over it\n"
+		"  --check-config       check the configuration, print it normalised, exit\n"
+		"                       (0 valid, 1 invalid, 2 unreadable)\n"
 		"  --once               exit 0 at the first SUBNET UP, 1 if it cannot get there\n"
 		"  --state-dir DIR      where the guid-to-LID map lives (default %s)\n"
 		"  --ca NAME            the CA to run on (default: the first)\n"
@@ -74,7 +89,7 @@ static void usage(FILE *f)
 		"  --mad-retries N      tries after the first (default 3)\n"
 		"  -v, --verbose        debug messages\n"
 		"  -h, --help           this text\n",
-		DEFAULT_STATE_DIR);
+		CONFIG_DEFAULT_PATH, DEFAULT_STATE_DIR);
 }
 
 static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, unsigned *out)
@@ -94,9 +109,11 @@ static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, 
 
 static int parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level *lvl)
 {
-	enum { O_ONCE = 256, O_STATE, O_CA, O_PORT, O_ROUTING, O_LMC, O_SWEEP, O_PRIO,
+	enum { O_ONCE = 256, O_CHECK, O_STATE, O_CA, O_PORT, O_ROUTING, O_LMC, O_SWEEP, O_PRIO,
 	       O_WIN, O_TMO, O_RETRY };
 	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, O_CHECK },
 		{ "once", no_argument, NULL, O_ONCE },
 		{ "state-dir", required_argument, NULL, O_STATE },
 		{ "ca", required_argument, NULL, O_CA },
@@ -115,19 +132,39 @@ static int parse_args(int argc, char **argv, struct loomd_opts *o, enum log_leve
 	unsigned secs = 10;
 	int c, r = 0;
 
-	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1 && r == 0) {
+	while ((c = getopt_long(argc, argv, "c:vh", longopts, NULL)) != -1 && r == 0) {
 		switch (c) {
+		case 'c': o->config = optarg; break;
+		case O_CHECK: o->check_config = true; break;
 		case O_ONCE: o->once = true; break;
-		case O_STATE: o->state_dir = optarg; break;
+		case O_STATE: o->state_dir = optarg; o->set |= SET_STATE; break;
 		case O_CA: o->ca = optarg; break;
 		case O_PORT: r = parse_uint("--port", optarg, 1, 254, &o->port); break;
-		case O_ROUTING: o->engine = optarg; break;
-		case O_LMC: r = parse_uint("--lmc", optarg, 0, ROUTE_LMC_MAX, &o->lmc); break;
-		case O_SWEEP: r = parse_uint("--sweep-interval", optarg, 1, 86400, &secs); break;
-		case O_PRIO: r = parse_uint("--priority", optarg, 0, 15, &o->priority); break;
-		case O_WIN: r = parse_uint("--mad-window", optarg, 1, 4096, &o->txn.window); break;
-		case O_TMO: r = parse_uint("--mad-timeout", optarg, 1, 60000, &o->txn.timeout_ms); break;
-		case O_RETRY: r = parse_uint("--mad-retries", optarg, 0, 20, &o->txn.retries); break;
+		case O_ROUTING: o->engine = optarg; o->set |= SET_ENGINE; break;
+		case O_LMC:
+			r = parse_uint("--lmc", optarg, 0, ROUTE_LMC_MAX, &o->lmc);
+			o->set |= SET_LMC;
+			break;
+		case O_SWEEP:
+			r = parse_uint("--sweep-interval", optarg, 1, 86400, &secs);
+			o->set |= SET_SWEEP;
+			break;
+		case O_PRIO:
+			r = parse_uint("--priority", optarg, 0, 15, &o->priority);
+			o->set |= SET_PRIO;
+			break;
+		case O_WIN:
+			r = parse_uint("--mad-window", optarg, 1, 4096, &o->txn.window);
+			o->set |= SET_WIN;
+			break;
+		case O_TMO:
+			r = parse_uint("--mad-timeout", optarg, 1, 60000, &o->txn.timeout_ms);
+			o->set |= SET_TMO;
+			break;
+		case O_RETRY:
+			r = parse_uint("--mad-retries", optarg, 0, 20, &o->txn.retries);
+			o->set |= SET_RETRY;
+			break;
 		case 'v': *lvl = LOG_LVL_DEBUG; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -EINVAL;
@@ -139,6 +176,55 @@ static int parse_args(int argc, char **argv, struct loomd_opts *o, enum log_leve
 	}
 	o->sweep_ms = secs * 1000;
 	return r;
+}
+
+/*
+ * The configuration file under the command line: what the command line did
+ * not set comes from the file. Partitions and QoS are read and checked but
+ * not yet programmed; loomd says so rather than pretend.
+ */
+static int apply_config(struct loomd_opts *o)
+{
+	_cleanup_(config_freep) struct config *c = NULL;
+	struct diag d = { 0 };
+	const char *path = o->config ? o->config : CONFIG_DEFAULT_PATH;
+	const struct config_sm *sm;
+	int r;
+
+	r = config_load_file(path, o->config != NULL, &c, &d);
+	for (unsigned i = 0; i < d.n; i++)
+		log_err("%s", d.msg[i]);
+	diag_free(&d);
+	if (r < 0) {
+		log_err("%s: %s; not starting (loomd --check-config -c %s lists the problems)",
+			path, r == -EINVAL ? "invalid configuration" : strerror(-r), path);
+		return r;
+	}
+	sm = &c->sm;
+	if (!(o->set & SET_ENGINE))
+		o->engine = config_engine_name(sm->routing.engine);
+	if (!(o->set & SET_LMC))
+		o->lmc = sm->routing.lmc;
+	if (!(o->set & SET_SWEEP) && sm->sweep_us)
+		o->sweep_ms = (unsigned)(sm->sweep_us / 1000);
+	if (!(o->set & SET_PRIO))
+		o->priority = sm->priority;
+	if (!(o->set & SET_WIN))
+		o->txn.window = sm->mad.window;
+	if (!(o->set & SET_TMO))
+		o->txn.timeout_ms = (unsigned)(sm->mad.timeout_us / 1000) ?: 1;
+	if (!(o->set & SET_RETRY))
+		o->txn.retries = sm->mad.retries;
+	if (!(o->set & SET_STATE) && sm->state_dir) {
+		/* Kept for the daemon's lifetime: the config is freed below. */
+		o->state_dir = strdup(sm->state_dir);
+		if (!o->state_dir)
+			return -ENOMEM;
+	}
+	if (c->n_parts > 1)
+		log_warn("%s: %u partitions are configured but P_Key tables are not programmed "
+			 "yet; every port stays in the default partition", path, c->n_parts - 1);
+	return 0;
 }
 
 static void log_msgs(const struct diag *d)
@@ -323,7 +409,7 @@ static int setup(struct loomd *d)
 
 	so.engine = route_engine_find(d->o.engine);
 	if (!so.engine) {
-		log_err("--routing: no engine '%s'", d->o.engine);
+		log_err("routing engine '%s' (--routing or the configuration's sm.routing.engine) is not available; this loomd has: minhop", d->o.engine);
 		return -EINVAL;
 	}
 	if (mkdir(d->o.state_dir, 0755) < 0 && errno != EEXIST) {
@@ -365,7 +451,11 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &d.o, &lvl) < 0)
 		return 1;
+	if (d.o.check_config)
+		return config_check_run("loomd", d.o.config, true);
 	log_init("loomd", lvl);
+	if (apply_config(&d.o) < 0)
+		return 1;
 	/*
 	 * Block the signals sd-event takes through a signalfd before any
 	 * thread exists: libibumad's simulator shim starts a reader thread,

@@ -23,14 +23,7 @@ lfts_normal() { # SIM OUT
 	"$LOOM" verify --normalize "$2.topo" "$2.lfts" >"$2" 2>&1
 }
 
-lfts_check() { # SIM TAG WHAT
-	local rc=0
-	sim_run "$1" ibnetdiscover 2>/dev/null >"$tmp/$2.topo"
-	sim_run "$1" dump_lfts 2>/dev/null >"$tmp/$2.lfts"
-	"$LOOM" verify "$tmp/$2.topo" "$tmp/$2.lfts" >"$tmp/$2.verify" 2>&1 || rc=$?
-	tap_is "$3: dump_lfts read-back: every host reaches every host LID, no loop" "$rc" 0 ||
-		tap_diag "$(head -n 15 "$tmp/$2.verify")"
-}
+. "$srcdir/tests/lib/loomd.sh"
 
 # ---- 5% loss everywhere ------------------------------------------------------
 if sim_start ref "$topo" && sim_start lossy "$topo"; then
@@ -83,20 +76,20 @@ if sim_start d "$topo"; then
 		sleep 0.1
 	done
 	tap_check "daemon: reaches SUBNET UP" test "$(heavy_up)" -gt 0
-	lfts_check d up "daemon"
+	lfts_check "daemon" d
 	# A spine's port 1: a switch-to-switch link of the fat tree.
 	link=$(sim_topo_links "$topo" | awk -F'\t' '$1 ~ /spine/ { print $1 "\t" $2; exit }')
 	sw=${link%%$'\t'*} port=${link##*$'\t'}
 	n=$(heavy_up)
 	tap_check "daemon: Unlink \"$sw\"[$port]" sim_console d "Unlink \"$sw\"[$port]"
 	tap_check "daemon: a heavy sweep reaches SUBNET UP within two sweep intervals" wait_resweep "$n"
-	lfts_check d down "daemon, link down"
+	lfts_check "daemon, link down" d
 	got=$(sim_links d | awk -F'\t' -v s="$sw" -v p="$port" '$1 == s && $2 == p { print $3 "/" $5 }')
 	tap_is "daemon, link down: iblinkinfo shows $sw port $port down, no peer" "$got" "Down/-"
 	n=$(heavy_up)
 	tap_check "daemon: ReLink \"$sw\"[$port]" sim_console d "ReLink \"$sw\"[$port]"
 	tap_check "daemon: a heavy sweep reaches SUBNET UP within two sweep intervals" wait_resweep "$n"
-	lfts_check d relinked "daemon, link back"
+	lfts_check "daemon, link back" d
 	bad=$(sim_links d | awk -F'\t' '$5 != "-" && $3 != "Active"' | wc -l)
 	tap_is "daemon, link back: every linked port is Active again (iblinkinfo)" "$bad" 0
 	grep 'sweep' "$tmp/daemon.log" | while read -r l; do tap_diag "$l"; done
