@@ -17,8 +17,12 @@ struct txn_item {
 	uint32_t tid;
 	unsigned tries;
 	uint64_t deadline;
+	uint32_t node;  /* hash of the DR path: what per-node fairness counts */
 	struct txn_item *next;
 };
+
+/* How far down the queue fill() looks for a request to a node below its share. */
+#define FAIR_SCAN 64
 
 struct txn {
 	const struct mad_transport_ops *ops;
@@ -104,6 +108,15 @@ void txn_set_clock(struct txn *x, uint64_t (*now_ms)(void *arg), void *arg)
 
 static void fill(struct txn *x);
 
+static uint32_t path_hash(const struct smp_req *r)
+{
+	uint32_t h = 2166136261u ^ r->hops; /* FNV-1a */
+
+	for (unsigned i = 1; i <= r->hops; i++)
+		h = (h ^ r->path[i]) * 16777619u;
+	return h;
+}
+
 int txn_submit(struct txn *x, const struct smp_req *r, txn_done_fn done, void *arg)
 {
 	struct txn_item *it = calloc(1, sizeof(*it));
@@ -119,6 +132,7 @@ int txn_submit(struct txn *x, const struct smp_req *r, txn_done_fn done, void *a
 	}
 	it->done = done;
 	it->arg = arg;
+	it->node = path_hash(r);
 	if (x->tail)
 		x->tail->next = it;
 	else
@@ -194,6 +208,43 @@ static void expire(struct txn *x, uint64_t now)
 	}
 }
 
+static unsigned in_flight_to(const struct txn *x, uint32_t node)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < x->o.window; i++)
+		n += x->slot[i] && x->slot[i]->node == node;
+	return n;
+}
+
+/*
+ * The first queued request whose node has fewer than per_node in flight,
+ * looking FAIR_SCAN deep; NULL if none has. A slot then stays free until an
+ * answer comes: more to a node whose SMA answers one at a time would only
+ * wait there, while its answers arrive no sooner. Counting by scanning the
+ * window is O(window) a candidate: cheap at the default 16, and the scan
+ * stops at the first fit.
+ */
+static struct txn_item *take_next(struct txn *x)
+{
+	struct txn_item **pp = &x->head, *it = NULL, *prev = NULL;
+
+	if (x->o.per_node) {
+		for (unsigned k = 0; *pp && k < FAIR_SCAN; k++, prev = *pp, pp = &(*pp)->next)
+			if (in_flight_to(x, (*pp)->node) < x->o.per_node)
+				break;
+		if (!*pp || in_flight_to(x, (*pp)->node) >= x->o.per_node)
+			return NULL;
+	}
+	it = *pp;
+	*pp = it->next;
+	if (x->tail == it)
+		x->tail = prev;
+	x->n_queued--;
+	it->next = NULL;
+	return it;
+}
+
 static void fill(struct txn *x)
 {
 	for (unsigned i = 0; i < x->o.window && x->head; i++) {
@@ -202,12 +253,9 @@ static void fill(struct txn *x)
 
 		if (x->slot[i])
 			continue;
-		it = x->head;
-		x->head = it->next;
-		if (!x->head)
-			x->tail = NULL;
-		x->n_queued--;
-		it->next = NULL;
+		it = take_next(x);
+		if (!it)
+			return;
 		it->tid = x->next_tid++;
 		if (!x->next_tid)
 			x->next_tid = 1;

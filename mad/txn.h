@@ -15,8 +15,15 @@ struct txn_opts {
 	unsigned window;     /* SMPs in flight at once */
 	unsigned timeout_ms; /* per try */
 	unsigned retries;    /* tries after the first */
+	unsigned per_node;   /* in flight to one node (one DR path) at most; 0: no limit */
 };
-#define TXN_OPTS_DEFAULT ((struct txn_opts){ .window = 16, .timeout_ms = 200, .retries = 3 })
+/*
+ * per_node 4: a node's SMA answers one SMP at a time, so a window filled by
+ * one switch's 66 LFT blocks would leave every other switch idle; four keep
+ * a node busy while its answer is on the way back.
+ */
+#define TXN_OPTS_DEFAULT \
+	((struct txn_opts){ .window = 16, .timeout_ms = 200, .retries = 3, .per_node = 4 })
 
 enum txn_drop {
 	TXN_DROP_MALFORMED,  /* too short, or a TID we wait for with the wrong contents */

@@ -37,6 +37,7 @@ int disc_claim(struct disc *d, const struct req *q, uint32_t n, uint8_t port)
 	 * the question again from the other side.
 	 */
 	d->node[n].port[port].claimed = true;
+	d->node[n].port[port].claim = d->n_claims; /* index + 1 */
 	return 0;
 }
 
@@ -100,13 +101,18 @@ static bool mirrored(const struct disc_claim *a, const struct disc_claim *b)
 	       a->from_port == b->port;
 }
 
-static bool seen_mirror(const struct disc *d, uint32_t i)
+/*
+ * Each end of a link claimed the other: both switches were walked by their
+ * own routes and each saw the other behind that port. A namesake is never
+ * walked (it is taken for the first switch), so it cannot claim anything
+ * back: the link is genuine and needs no probe.
+ */
+static bool has_mirror(const struct disc *d, uint32_t i)
 {
-	/* Claims of one link come close together in the sweep; look a window back. */
-	for (uint32_t j = i > 64 ? i - 64 : 0; j < i; j++)
-		if (mirrored(&d->claim[j], &d->claim[i]))
-			return true;
-	return false;
+	const struct disc_claim *c = &d->claim[i];
+	uint32_t j = d->node[c->from_node].port[c->from_port].claim;
+
+	return j && mirrored(&d->claim[j - 1], c);
 }
 
 static void verify_new_claims(struct disc *d)
@@ -119,15 +125,13 @@ static void verify_new_claims(struct disc *d)
 
 		if (at->peer_node == c->from_node && at->peer_port == c->from_port)
 			continue; /* linked meanwhile, from the other end */
-		if (seen_mirror(d, i))
-			continue;
 		if (at->peer_node != SUBNET_NONE) {
 			report_dup(d, c, "the port it was entered by is linked elsewhere");
 			continue;
 		}
 		c->probe_port = known_port(d, c->node, c->port);
-		if (!c->probe_port || c->hops >= SMP_MAX_HOPS) {
-			/* Nothing to check against: take it as the same switch. */
+		if (has_mirror(d, i) || !c->probe_port || c->hops >= SMP_MAX_HOPS) {
+			/* Seen from both ends, or nothing to check against: the same switch. */
 			disc_link_ports(d, c->node, c->port, c->from_node, c->from_port);
 			continue;
 		}

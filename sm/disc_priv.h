@@ -20,6 +20,7 @@ struct dport {
 	bool pi_asked, have_pi;
 	bool faces_dup;     /* leads to a node whose GUID another node has: left out */
 	bool claimed;       /* a claim says a known switch is behind it: not walked */
+	uint32_t claim;     /* that claim's index + 1 (0: none) */
 	uint64_t guid;      /* PortGUID from NodeInfo, if reached through this port */
 	struct smp_port_info pi;
 	uint8_t raw[SMP_DATA_SIZE];

@@ -252,6 +252,38 @@ static void test_requests(void **state)
 	txn_free(x);
 }
 
+/* Per-node fairness: one node's backlog does not fill the whole window. */
+static void test_per_node(void **state)
+{
+	struct fake f;
+	struct txn *x = setup(&f, 4, 3);
+	struct txn_opts o = { .window = 4, .timeout_ms = 100, .retries = 3, .per_node = 2 };
+	struct smp_req b = node_info_req;
+	uint8_t resp[MAD_SIZE];
+
+	(void)state;
+	txn_free(x);
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(txn_new(&fake_ops, &f, &o, &x), 0);
+	txn_set_clock(x, fake_now, &f);
+	b.path[2] = 6; /* another node */
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(txn_submit(x, &node_info_req, on_done, &f), 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(txn_submit(x, &b, on_done, &f), 0);
+	assert_int_equal(f.n_sent, 4);
+	assert_int_equal(f.sent[0][offsetof(ib_smp_t, initial_path) + 2], 5); /* initial path byte 2: node A */
+	assert_int_equal(f.sent[1][offsetof(ib_smp_t, initial_path) + 2], 5);
+	assert_int_equal(f.sent[2][offsetof(ib_smp_t, initial_path) + 2], 6); /* B jumped the queue */
+	assert_int_equal(f.sent[3][offsetof(ib_smp_t, initial_path) + 2], 6);
+	/* An answer from A frees a slot for A's next request. */
+	make_resp(f.sent[0], resp, 0);
+	txn_input(x, resp, MAD_SIZE, NULL);
+	assert_int_equal(f.n_sent, 5);
+	assert_int_equal(f.sent[4][offsetof(ib_smp_t, initial_path) + 2], 5);
+	txn_free(x);
+}
+
 static void test_bad_status(void **state)
 {
 	struct fake f;
@@ -308,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_timeout_retry_late),
 		cmocka_unit_test(test_malformed_and_unexpected),
 		cmocka_unit_test(test_requests),
+		cmocka_unit_test(test_per_node),
 		cmocka_unit_test(test_bad_status),
 		cmocka_unit_test(test_smp_codec),
 	};
