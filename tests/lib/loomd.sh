@@ -64,6 +64,16 @@ bringup_check() { # TAG SIM TOPO
 		done
 	fi
 
+	# A GSI (PerfMgt) query to the farthest host: a MAD on QP1 that only the
+	# programmed LFTs can carry there and back.
+	local far
+	far=$(sed -nE 's/^\[([0-9]+)\]\([0-9a-f]+\).*# lid ([0-9]+) lmc.*/\2 \1/p' "$tmp/$tag.ibnd" | tail -n 1)
+	if [ -n "$far" ]; then
+		sim_run "$sim" perfquery $far >"$tmp/$tag.perf" 2>&1
+		tap_check "$tag: perfquery $far (LID-routed GSI) gets the port counters" \
+			grep -q '^# Port counters: Lid' "$tmp/$tag.perf" || tap_diag "$(tail -n 3 "$tmp/$tag.perf")"
+	fi
+
 	# Restart on the programmed fabric: nothing to change, every LID kept.
 	rc=0
 	sim_run "$sim" --timeout 600 "$LOOMD" --once --state-dir "$tmp/$tag.state" \
