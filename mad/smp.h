@@ -15,6 +15,9 @@ enum smp_attr {
 	SMP_ATTR_SWITCH_INFO = 0x0012,
 	SMP_ATTR_PORT_INFO = 0x0015,
 	SMP_ATTR_LFT = 0x0019,
+	SMP_ATTR_PKEY_TABLE = 0x0016,
+	SMP_ATTR_SL2VL = 0x0017,
+	SMP_ATTR_VLARB = 0x0018,
 	SMP_ATTR_NOTICE = 0x0002,
 	SMP_ATTR_SM_INFO = 0x0020,
 };
@@ -145,6 +148,36 @@ bool smp_port_info_matches(const uint8_t raw[SMP_DATA_SIZE], const struct smp_po
  */
 void smp_switch_info_set(const uint8_t raw[SMP_DATA_SIZE], uint16_t lin_top, bool clear_change,
 			 uint8_t out[SMP_DATA_SIZE]);
+
+/* ---- partition and QoS tables (smp_tables.c) ------------------------------- */
+
+#define SMP_PKEY_BLOCK 32  /* P_Keys a P_KeyTable block */
+#define SMP_NUM_SL 16
+#define SMP_VLARB_BLOCK 32 /* entries a VLArbitrationTable block */
+
+enum smp_vlarb_block {
+	SMP_VLARB_LOW_0_31 = 1,
+	SMP_VLARB_LOW_32_63 = 2,
+	SMP_VLARB_HIGH_0_31 = 3,
+	SMP_VLARB_HIGH_32_63 = 4,
+};
+
+struct smp_vlarb {
+	uint8_t vl;     /* 0-14 */
+	uint8_t weight; /* 0: the entry is skipped */
+};
+
+/* AttributeModifiers: P_Key block of a (switch) port; SL2VL input/output port; VLArb block. */
+uint32_t smp_pkey_mod(uint8_t port, uint16_t block);
+uint32_t smp_sl2vl_mod(uint8_t in_port, uint8_t out_port);
+uint32_t smp_vlarb_mod(uint8_t port, enum smp_vlarb_block block);
+int smp_decode_pkeys(const uint8_t *mad, size_t len, uint16_t pkeys[SMP_PKEY_BLOCK]);
+void smp_encode_pkeys(const uint16_t pkeys[SMP_PKEY_BLOCK], uint8_t data[SMP_DATA_SIZE]);
+int smp_decode_sl2vl(const uint8_t *mad, size_t len, uint8_t vl[SMP_NUM_SL]);
+/* -EINVAL if a VL is over 15. */
+int smp_encode_sl2vl(const uint8_t vl[SMP_NUM_SL], uint8_t data[SMP_DATA_SIZE]);
+int smp_decode_vlarb(const uint8_t *mad, size_t len, struct smp_vlarb e[SMP_VLARB_BLOCK]);
+int smp_encode_vlarb(const struct smp_vlarb e[SMP_VLARB_BLOCK], uint8_t data[SMP_DATA_SIZE]);
 
 /* ---- the SM's own attributes (smp_agent.c) ---------------------------------- */
 

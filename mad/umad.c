@@ -48,16 +48,22 @@ static int pick_port(const char *ca, unsigned port, char name[UMAD_CA_NAME_LEN],
 	/*
 	 * An SM on a switch talks through its management port 0; that is
 	 * what umad2sim shows when the SM is attached at a switch. A CA's
-	 * ports start at 1 and its ports[0] is empty.
+	 * ports start at 1 and its ports[0] is empty. Without --port, the
+	 * first port whose link is up (PortPhysicalState LinkUp: the SM finds
+	 * it in Init, not Active, on a fabric nobody brought up yet), else the
+	 * first port.
 	 */
-	for (int i = 0; i <= info.numports && i < UMAD_CA_MAX_PORTS; i++) {
-		if (!info.ports[i] || (port && (unsigned)i != port) ||
-		    (i == 0 && info.node_type != 2 /* switch */))
-			continue;
-		*num = (unsigned)i;
-		r = 0;
-		break;
-	}
+	for (int pass = 0; pass < 2 && r < 0; pass++)
+		for (int i = 0; i <= info.numports && i < UMAD_CA_MAX_PORTS; i++) {
+			if (!info.ports[i] || (port && (unsigned)i != port) ||
+			    (i == 0 && info.node_type != 2 /* switch */))
+				continue;
+			if (!port && pass == 0 && info.ports[i]->phys_state != 5 /* LinkUp */)
+				continue;
+			*num = (unsigned)i;
+			r = 0;
+			break;
+		}
 	umad_release_ca(&info);
 	if (r == 0)
 		snprintf(name, UMAD_CA_NAME_LEN, "%s", ca);

@@ -364,8 +364,7 @@ int lid_assign(struct subnet *sn, struct lid_map *m, uint8_t lmc, struct lid_rep
 		return -EINVAL;
 	if (!owner)
 		return -ENOMEM;
-	for (uint32_t l = 0; l < NLIDS; l++)
-		owner[l] = FREE;
+	memset(owner, 0xff, NLIDS * sizeof(*owner)); /* FREE */
 	rep->kept_map = rep->kept_fabric = rep->assigned_new = rep->changed = 0;
 	rep->unassigned = rep->duplicate = rep->map_updates = 0;
 	r = collect(&a, lmc);

@@ -55,7 +55,8 @@ static inline void lid_map_freep(struct lid_map **m)
  * (which may be NULL) as FILE:LINE and skipped; every good line is kept. Two
  * lines for one GUID or with overlapping ranges: the first wins and the later
  * one is reported with both line numbers. Returns 0, or -errno for an I/O
- * error (also recorded in msgs) or -ENOMEM.
+ * error (also recorded in msgs; -EFBIG past 64 MiB, far more than 49,151
+ * entries take) or -ENOMEM.
  */
 int lid_map_load(struct lid_map *m, const char *path, struct diag *msgs);
 /* The same on a buffer (any bytes); name is the file name in messages. */

@@ -20,7 +20,7 @@ struct lid_map {
 
 /* The entry index of guid, or ITAB_EMPTY. */
 uint32_t lid_map_find(const struct lid_map *m, uint64_t guid);
-/* Replace m's entries with e[0..n) (taken over, freed on failure too). 0 or -ENOMEM (m as it was). */
+/* Replace m's entries with e[0..n), which m takes over (freed on failure too); -ENOMEM keeps m. */
 int lid_map_replace(struct lid_map *m, struct lid_ent *e, uint32_t n);
 
 #endif

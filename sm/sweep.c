@@ -71,7 +71,7 @@ static int assign_lids(struct sweeper *s, struct subnet *sn, struct diag *msgs)
 		lid_report_free(&rep);
 		return r;
 	}
-	if (s->o.guid2lid && (rep.assigned_new || rep.changed || !s->heavy)) {
+	if (s->o.guid2lid && (rep.map_updates || !s->heavy)) {
 		int w = lid_map_save(s->lids, s->o.guid2lid);
 
 		if (w < 0)

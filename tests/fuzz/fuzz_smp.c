@@ -24,6 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct smp_sm_info smi;
 	struct smp_notice n;
 	uint8_t out[MAD_SIZE];
+	uint16_t pkeys[SMP_PKEY_BLOCK];
+	uint8_t vl[SMP_NUM_SL];
+	struct smp_vlarb arb[SMP_VLARB_BLOCK];
 
 	/* A request built from the input, so a matching answer is reachable. */
 	if (size >= MAD_SIZE)
@@ -38,5 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)smp_decode_sm_info(data, size, &smi);
 	(void)smp_decode_notice(data, size, &n);
 	(void)smp_make_resp(data, size, 0, NULL, out);
+	(void)smp_decode_pkeys(data, size, pkeys);
+	(void)smp_decode_sl2vl(data, size, vl);
+	(void)smp_decode_vlarb(data, size, arb);
 	return 0;
 }

@@ -12,7 +12,7 @@ secs=${FUZZ_SECONDS:-60}
 # target name -> the loom sources it needs besides its own harness
 declare -A sources=(
 	[topo]="sm/topo*.c sm/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
-	[smp]="mad/smp.c mad/smp_agent.c"
+	[smp]="mad/smp.c mad/smp_agent.c mad/smp_tables.c"
 	[config]="config/*.c lib/array.c lib/diag.c"
 	[lft_text]="routing/*.c sm/topo*.c sm/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
 	[guid2lid]="sm/lid.c sm/lid_file.c sm/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"

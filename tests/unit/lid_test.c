@@ -364,6 +364,87 @@ static void test_roundtrip(void **state)
 	lid_map_free(m2);
 }
 
+/*
+ * What OpenSM 3.3 wrote for ft2-k8 on ibsim with LMC 2 (its guid2lid, as is):
+ * switches get one LID at a base aligned for the LMC, CAs 4.
+ */
+static const char opensm_ft2_k8[] =
+	"0x0002c90400001a01 0x006c 0x006f\n\n"
+	"0x0002c90400000f01 0x0040 0x0043\n\n"
+	"0x0002c90400000c01 0x0034 0x0037\n\n"
+	"0x0002c90300000001 0x0008 0x0008\n\n"
+	"0x0002c90300000002 0x0088 0x0088\n\n"
+	"0x0002c90400001d01 0x0078 0x007b\n\n"
+	"0x0002c90300000003 0x0089 0x0089\n\n"
+	"0x0002c90400001301 0x0050 0x0053\n\n"
+	"0x0002c90400001001 0x0044 0x0047\n\n"
+	"0x0002c90400000801 0x0024 0x0027\n\n"
+	"0x0002c90400000501 0x0018 0x001b\n\n"
+	"0x0002c90400000201 0x000c 0x000f\n\n"
+	"0x0002c90300000004 0x008a 0x008a\n\n"
+	"0x0002c90400001901 0x0068 0x006b\n\n"
+	"0x0002c90400001601 0x005c 0x005f\n\n"
+	"0x0002c90300000005 0x008b 0x008b\n\n"
+	"0x0002c90400001b01 0x0070 0x0073\n\n"
+	"0x0002c90400000d01 0x0038 0x003b\n\n"
+	"0x0002c90400000a01 0x002c 0x002f\n\n"
+	"0x0002c90300000006 0x008c 0x008c\n\n"
+	"0x0002c90400001e01 0x007c 0x007f\n\n"
+	"0x0002c9030000000a 0x0090 0x0090\n\n"
+	"0x0002c90300000007 0x008d 0x008d\n\n"
+	"0x0002c90400002001 0x0084 0x0087\n\n"
+	"0x0002c90400001401 0x0054 0x0057\n\n"
+	"0x0002c90400001101 0x0048 0x004b\n\n"
+	"0x0002c90400000901 0x0028 0x002b\n\n"
+	"0x0002c90400000601 0x001c 0x001f\n\n"
+	"0x0002c90400000301 0x0010 0x0013\n\n"
+	"0x0002c9030000000b 0x0091 0x0091\n\n"
+	"0x0002c90300000008 0x008e 0x008e\n\n"
+	"0x0002c90400001701 0x0060 0x0063\n\n"
+	"0x0002c90400000b01 0x0030 0x0033\n\n"
+	"0x0002c9030000000c 0x0092 0x0092\n\n"
+	"0x0002c90300000009 0x008f 0x008f\n\n"
+	"0x0002c90400001f01 0x0080 0x0083\n\n"
+	"0x0002c90400001c01 0x0074 0x0077\n\n"
+	"0x0002c90400000e01 0x003c 0x003f\n\n"
+	"0x0002c90400000401 0x0014 0x0017\n\n"
+	"0x0002c90400000101 0x0004 0x0007\n\n"
+	"0x0002c90400001801 0x0064 0x0067\n\n"
+	"0x0002c90400001501 0x0058 0x005b\n\n"
+	"0x0002c90400001201 0x004c 0x004f\n\n"
+	"0x0002c90400000701 0x0020 0x0023\n\n";
+
+/* A file OpenSM wrote loads whole, and its LIDs are kept (LMC 2, and the bases with LMC 0). */
+static void test_opensm_written(void **state)
+{
+	struct subnet *sn = load_topo("ft2-k8.topo");
+	struct lid_map *m = map_new();
+	struct lid_report rep;
+	struct diag d = { 0 };
+
+	(void)state;
+	assert_int_equal(lid_map_load_mem(m, opensm_ft2_k8, strlen(opensm_ft2_k8), "g", &d), 0);
+	assert_int_equal(diag_count(&d), 0);
+	assert_int_equal(lid_map_count(m), FT2_PORTS);
+	expect_ent(m, 0x0002c90300000002, 0x88, 0);
+	expect_ent(m, 0x0002c90400001a01, 0x6c, 2);
+	assert_int_equal(assign(sn, m, 2, &rep), 0);
+	assert_int_equal(rep.kept_map, FT2_PORTS);
+	assert_int_equal(rep.map_updates, 0);
+	check_lids(sn, 2, NULL);
+	lid_report_free(&rep);
+	zero_lids(sn);
+	assert_int_equal(assign(sn, m, 0, &rep), 0);
+	assert_int_equal(rep.kept_map, FT2_PORTS);
+	assert_int_equal(rep.map_updates, 32); /* the CAs' LMC */
+	expect_ent(m, 0x0002c90400001a01, 0x6c, 0);
+	check_lids(sn, 0, NULL);
+	lid_report_free(&rep);
+	diag_free(&d);
+	subnet_free(sn);
+	lid_map_free(m);
+}
+
 static const char bad_file[] =
 	"# a comment\n"                                          /* 1 */
 	"0x0002c90300000001 0x0001 0x0001\n"                     /* 2 good */
@@ -490,7 +571,7 @@ static void test_atomic_save(void **state)
 {
 	static const char old[] = "0x0000000000000001 0x0001 0x0001\n";
 	struct lid_map *m = map_new();
-	char names[256], *text;
+	char names[256], cwd[4096], *text;
 	struct stat st;
 
 	(void)state;
@@ -529,10 +610,11 @@ static void test_atomic_save(void **state)
 	dir_names(path_in("ro"), names, sizeof(names));
 	assert_string_equal(names, "guid2lid ");
 	/* A bare file name saves into the working directory. */
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir(tmpdir), 0);
 	assert_int_equal(lid_map_save(m, "bare"), 0);
+	assert_int_equal(chdir(cwd), 0);
 	assert_int_equal(stat(path_in("bare"), &st), 0);
-	assert_int_equal(chdir("/"), 0);
 	lid_map_free(m);
 }
 
@@ -616,18 +698,11 @@ static void test_stable(void **state)
 	}
 }
 
-/* The map beats the model; the model beats the lowest free; offline entries beat both. */
-static void test_priorities(void **state)
+/* ft2-k8's LID-bearing ports: CA ports in ca[32], switch ports 0 in sw[12]. */
+static void ft2_ports(const struct subnet *sn, uint32_t *ca, uint32_t *sw)
 {
-	struct subnet *sn = load_topo("ft2-k8.topo"), *ref;
-	struct lid_map *m = map_new(), *empty = map_new();
-	uint32_t ca[32], sw[12], nca = 0, nsw = 0;
-	struct lid_report rep;
+	uint32_t nca = 0, nsw = 0;
 
-	(void)state;
-	assert_int_equal(assign(sn, m, 2, &rep), 0);
-	lid_report_free(&rep);
-	ref = copy_model(sn, false, 0);
 	for (uint32_t i = 0; i < sn->n_ports; i++) {
 		if (!bearing(sn, i))
 			continue;
@@ -638,6 +713,21 @@ static void test_priorities(void **state)
 	}
 	assert_int_equal(nca, 32);
 	assert_int_equal(nsw, 12);
+}
+
+/* The map beats the model. */
+static void test_map_first(void **state)
+{
+	struct subnet *sn = load_topo("ft2-k8.topo"), *ref;
+	struct lid_map *m = map_new();
+	uint32_t ca[32], sw[12], nca = 32;
+	struct lid_report rep;
+
+	(void)state;
+	assert_int_equal(assign(sn, m, 2, &rep), 0);
+	lid_report_free(&rep);
+	ref = copy_model(sn, false, 0);
+	ft2_ports(sn, ca, sw);
 
 	/* The model says otherwise (LIDs rotated among the CAs): the map wins. */
 	for (uint32_t j = 0; j < nca; j++)
@@ -647,8 +737,22 @@ static void test_priorities(void **state)
 	assert_int_equal(rep.changed, 32);
 	assert_int_equal(same_lids(ref, sn), FT2_PORTS);
 	lid_report_free(&rep);
+	subnet_free(sn);
+	subnet_free(ref);
+	lid_map_free(m);
+}
 
-	/* No map: the model's LIDs are kept if aligned; an unaligned one is replaced. */
+/* Without a map the model's LIDs beat the lowest free; offline entries beat both. */
+static void test_model_lids(void **state)
+{
+	struct subnet *sn = load_topo("ft2-k8.topo");
+	struct lid_map *empty = map_new();
+	uint32_t ca[32], sw[12], nca = 32, nsw = 12;
+	struct lid_report rep;
+
+	(void)state;
+	ft2_ports(sn, ca, sw);
+	/* The model's LIDs are kept if aligned; an unaligned one is replaced. */
 	for (uint32_t j = 0; j < nca; j++)
 		sn->port[ca[j]].lid = (uint16_t)(0x1000 + 4 * j);
 	for (uint32_t j = 0; j < nsw; j++)
@@ -695,8 +799,6 @@ static void test_priorities(void **state)
 	assert_int_equal(lid_map_count(empty), FT2_PORTS + 1);
 	lid_report_free(&rep);
 	subnet_free(sn);
-	subnet_free(ref);
-	lid_map_free(m);
 	lid_map_free(empty);
 }
 
@@ -949,7 +1051,7 @@ static double ms_since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-/* 1,400 36-port switches with 32 hosts each: 46,200 LID-bearing ports. Timed, never judged on time. */
+/* 1,400 36-port switches, 32 hosts each: 46,200 LID-bearing ports. Timed, never judged on time. */
 static void test_large(void **state)
 {
 	struct subnet *sn = synth(1400, 36, 32), *rev;
@@ -983,12 +1085,14 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_roundtrip, setup_dir, teardown_dir),
+		cmocka_unit_test(test_opensm_written),
 		cmocka_unit_test_setup_teardown(test_bad_lines, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_missing_and_unreadable, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_atomic_save, setup_dir, teardown_dir),
 		cmocka_unit_test(test_fresh),
 		cmocka_unit_test_setup_teardown(test_stable, setup_dir, teardown_dir),
-		cmocka_unit_test(test_priorities),
+		cmocka_unit_test(test_map_first),
+		cmocka_unit_test(test_model_lids),
 		cmocka_unit_test(test_map_lost),
 		cmocka_unit_test(test_offline_node),
 		cmocka_unit_test(test_lmc_change),

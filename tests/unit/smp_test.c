@@ -191,6 +191,63 @@ static void test_notice(void **state)
 	assert_int_equal(smp_decode_notice(mad, 64, &out), -EPROTO);
 }
 
+static void put_data(uint8_t mad[MAD_SIZE], const uint8_t data[SMP_DATA_SIZE])
+{
+	memset(mad, 0, MAD_SIZE);
+	memcpy(mad + offsetof(ib_smp_t, data), data, SMP_DATA_SIZE);
+}
+
+/* P_KeyTable, SL2VL and VLArb blocks against ib_types.h's layout, and their modifiers. */
+static void test_tables(void **state)
+{
+	uint16_t pk[SMP_PKEY_BLOCK], back[SMP_PKEY_BLOCK];
+	uint8_t vl[SMP_NUM_SL], vback[SMP_NUM_SL], data[SMP_DATA_SIZE], mad[MAD_SIZE];
+	struct smp_vlarb arb[SMP_VLARB_BLOCK], aback[SMP_VLARB_BLOCK];
+	ib_pkey_table_t pw;
+	ib_slvl_table_t sw;
+	ib_vl_arb_table_t aw;
+
+	(void)state;
+	for (unsigned i = 0; i < SMP_PKEY_BLOCK; i++)
+		pk[i] = (uint16_t)(i ? 0x8000 | i : 0xffff);
+	smp_encode_pkeys(pk, data);
+	memcpy(&pw, data, sizeof(pw));
+	assert_int_equal(cl_ntoh16(pw.pkey_entry[0]), 0xffff);
+	assert_int_equal(cl_ntoh16(pw.pkey_entry[5]), 0x8005);
+	put_data(mad, data);
+	assert_int_equal(smp_decode_pkeys(mad, MAD_SIZE, back), 0);
+	assert_memory_equal(pk, back, sizeof(pk));
+	assert_int_equal(smp_decode_pkeys(mad, 100, back), -EPROTO);
+	assert_int_equal(smp_pkey_mod(7, 2), 0x00070002);
+
+	for (unsigned sl = 0; sl < SMP_NUM_SL; sl++)
+		vl[sl] = (uint8_t)(sl % 8);
+	vl[15] = 15; /* VL15: the SL is dropped */
+	assert_int_equal(smp_encode_sl2vl(vl, data), 0);
+	memcpy(&sw, data, sizeof(sw));
+	assert_int_equal(sw.raw_vl_by_sl[0], 0x01); /* SL0 high nibble, SL1 low */
+	assert_int_equal(sw.raw_vl_by_sl[7], 0x6f); /* SL14 -> 6, SL15 -> 15 */
+	put_data(mad, data);
+	assert_int_equal(smp_decode_sl2vl(mad, MAD_SIZE, vback), 0);
+	assert_memory_equal(vl, vback, sizeof(vl));
+	vl[3] = 16;
+	assert_int_equal(smp_encode_sl2vl(vl, data), -EINVAL);
+	assert_int_equal(smp_sl2vl_mod(3, 9), 0x0309);
+
+	for (unsigned i = 0; i < SMP_VLARB_BLOCK; i++)
+		arb[i] = (struct smp_vlarb){ .vl = (uint8_t)(i % 8), .weight = (uint8_t)(i * 3) };
+	assert_int_equal(smp_encode_vlarb(arb, data), 0);
+	memcpy(&aw, data, sizeof(aw));
+	assert_int_equal(aw.vl_entry[5].vl, 5);
+	assert_int_equal(aw.vl_entry[5].weight, 15);
+	put_data(mad, data);
+	assert_int_equal(smp_decode_vlarb(mad, MAD_SIZE, aback), 0);
+	assert_memory_equal(arb, aback, sizeof(arb));
+	arb[0].vl = 16;
+	assert_int_equal(smp_encode_vlarb(arb, data), -EINVAL);
+	assert_int_equal(smp_vlarb_mod(4, SMP_VLARB_HIGH_0_31), 0x00030004);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_switch_info_set),
 		cmocka_unit_test(test_sm_info_and_resp),
 		cmocka_unit_test(test_notice),
+		cmocka_unit_test(test_tables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
