@@ -237,10 +237,14 @@ static void log_msgs(const struct diag *d)
 
 static void log_sweep(const struct loomd *d, const struct sweep_stats *st)
 {
-	log_info("sweep %u (%s): %" PRIu32 " nodes, %" PRIu32 " ports, %u changes, %" PRIu64
+	char lft[32] = "";
+
+	if (st->heavy)
+		snprintf(lft, sizeof(lft), " (%u LFT blocks)", st->lft_blocks);
+	log_info("sweep %u (%s): %" PRIu32 " nodes, %" PRIu32 " ports, %u changes%s, %" PRIu64
 		 " SMPs, %u ms%s%s",
 		 d->sw.heavy + d->sw.light, st->heavy ? "heavy" : "light", st->nodes, st->ports,
-		 st->changes, st->smps, st->ms, st->up ? ", SUBNET UP" : "; not up: ",
+		 st->changes, lft, st->smps, st->ms, st->up ? ", SUBNET UP" : "; not up: ",
 		 st->up ? "" : st->why_not);
 }
 

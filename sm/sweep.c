@@ -124,6 +124,7 @@ static int route_and_program(struct sweeper *s, struct subnet *sn, struct disc_l
 	r = prog_run(s->x, sn, live, &ro, &po, s->cache, &prep);
 	copy_msgs(msgs, &prep.msgs, "programming");
 	st->changes = prep.port_sets + prep.si_sets + prep.lft_blocks + prep.activated;
+	st->lft_blocks = prep.lft_blocks;
 	if (prep.failed)
 		not_up(st, "%u requests refused or unanswered", prep.failed);
 	if (prep.not_active)

@@ -43,6 +43,7 @@ struct sweep_stats {
 	bool heavy;
 	uint32_t nodes, ports;
 	unsigned changes; /* heavy: Sets sent; light: switches reporting a change */
+	unsigned lft_blocks; /* of the changes: LFT blocks sent */
 	uint64_t smps;    /* SMPs sent by this sweep, retries included */
 	unsigned ms;
 	bool up;
