@@ -135,11 +135,16 @@ struct smp_port_set {
 	uint8_t state;        /* enum smp_port_state; SMP_PORT_NOP leaves it */
 	uint8_t neighbor_mtu; /* IB_MTU_LEN_*; 0 leaves it */
 	uint8_t op_vls;       /* IBA encoding (1: VL0 .. 5: VL0-14); 0 leaves it */
+	uint8_t enforce;      /* partition enforcement, in and out: SMP_ENFORCE_* */
 	uint64_t subnet_prefix;
 };
+
+enum { SMP_ENFORCE_LEAVE, SMP_ENFORCE_OFF, SMP_ENFORCE_ON };
 /* A PortInfo Set payload: raw (as read) with s applied. */
 void smp_port_info_set(const uint8_t raw[SMP_DATA_SIZE], const struct smp_port_set *s,
 		       uint8_t out[SMP_DATA_SIZE]);
+/* Whether a PortInfo has partition enforcement on, inbound and outbound. */
+bool smp_port_info_enforces(const uint8_t raw[SMP_DATA_SIZE]);
 /* Whether raw already holds what s would set (ignoring state, checked apart). */
 bool smp_port_info_matches(const uint8_t raw[SMP_DATA_SIZE], const struct smp_port_set *s);
 /*

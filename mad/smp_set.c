@@ -22,6 +22,11 @@ static void apply_port(ib_port_info_t *w, const struct smp_port_set *s)
 		ib_port_info_set_neighbor_mtu(w, s->neighbor_mtu);
 	if (s->op_vls)
 		ib_port_info_set_op_vls(w, s->op_vls);
+	/* IBA 14.2.5.6: PartitionEnforcementInbound is bit 3, Outbound bit 2 of this byte. */
+	if (s->enforce == SMP_ENFORCE_ON)
+		w->vl_enforce |= 0x0c;
+	else if (s->enforce == SMP_ENFORCE_OFF)
+		w->vl_enforce &= (uint8_t)~0x0c;
 }
 
 void smp_port_info_set(const uint8_t raw[SMP_DATA_SIZE], const struct smp_port_set *s,
@@ -69,4 +74,12 @@ void smp_switch_info_set(const uint8_t raw[SMP_DATA_SIZE], uint16_t lin_top, boo
 		w.life_state |= IB_SWITCH_PSC;
 	memset(out, 0, SMP_DATA_SIZE);
 	memcpy(out, &w, sizeof(w));
+}
+
+bool smp_port_info_enforces(const uint8_t raw[SMP_DATA_SIZE])
+{
+	ib_port_info_t w;
+
+	memcpy(&w, raw, sizeof(w));
+	return (w.vl_enforce & 0x0c) == 0x0c;
 }

@@ -33,6 +33,7 @@ struct disc_port {
 struct disc_node {
 	uint8_t hops;
 	uint8_t path[SMP_MAX_HOPS + 1]; /* the first route that reached it */
+	uint16_t partition_cap;         /* NodeInfo:PartitionCap: P_Keys a CA port holds */
 	struct smp_switch_info si;      /* switches only */
 	uint8_t si_raw[SMP_DATA_SIZE];
 };

@@ -62,6 +62,7 @@ struct loomd {
 	struct sweeper sw;
 	sd_event *ev;
 	sd_event_source *sweep_timer;
+	struct config *cfg; /* in force; replaced only by a valid file on SIGHUP */
 	bool announced; /* READY=1 sent */
 	char guid2lid[PATH_MAX];
 };
@@ -183,7 +184,7 @@ static int parse_args(int argc, char **argv, struct loomd_opts *o, enum log_leve
  * not set comes from the file. Partitions and QoS are read and checked but
  * not yet programmed; loomd says so rather than pretend.
  */
-static int apply_config(struct loomd_opts *o)
+static int apply_config(struct loomd_opts *o, struct config **keep)
 {
 	_cleanup_(config_freep) struct config *c = NULL;
 	struct diag d = { 0 };
@@ -221,9 +222,42 @@ static int apply_config(struct loomd_opts *o)
 		if (!o->state_dir)
 			return -ENOMEM;
 	}
-	if (c->n_parts > 1)
-		log_warn("%s: %u partitions are configured but P_Key tables are not programmed "
-			 "yet; every port stays in the default partition", path, c->n_parts - 1);
+	*keep = TAKE_PTR(c);
+	return 0;
+}
+
+/*
+ * SIGHUP: read the file again. A valid one replaces the configuration and
+ * a heavy sweep applies the difference (only blocks that differ are sent);
+ * an invalid one is reported and changes nothing.
+ */
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
+{
+	struct loomd *d = arg;
+	struct config *c = NULL;
+	struct diag msgs = { 0 };
+	const char *path = d->o.config ? d->o.config : CONFIG_DEFAULT_PATH;
+	uint64_t now;
+	int r;
+
+	(void)s, (void)si;
+	r = config_load_file(path, d->o.config != NULL, &c, &msgs);
+	for (unsigned i = 0; i < msgs.n; i++)
+		log_err("%s", msgs.msg[i]);
+	diag_free(&msgs);
+	if (r < 0) {
+		log_err("SIGHUP: %s: %s; the running configuration stays in force, nothing changes",
+			path, r == -EINVAL ? "invalid configuration" : strerror(-r));
+		return 0;
+	}
+	config_free(d->cfg);
+	d->cfg = c;
+	d->sw.o.config = c->file ? c : NULL;
+	d->agent.priority = c->sm.priority;
+	log_info("SIGHUP: %s reloaded; a heavy sweep applies what changed", path);
+	d->agent.resweep = true;
+	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
+	sd_event_source_set_time(d->sweep_timer, now);
 	return 0;
 }
 
@@ -237,9 +271,12 @@ static void log_msgs(const struct diag *d)
 
 static void log_sweep(const struct loomd *d, const struct sweep_stats *st)
 {
-	char lft[32] = "";
+	char lft[64] = "";
 
-	if (st->heavy)
+	if (st->heavy && d->cfg && d->cfg->file)
+		snprintf(lft, sizeof(lft), " (%u LFT blocks, %u P_Key blocks)", st->lft_blocks,
+			 st->pkey_blocks);
+	else if (st->heavy)
 		snprintf(lft, sizeof(lft), " (%u LFT blocks)", st->lft_blocks);
 	log_info("sweep %u (%s): %" PRIu32 " nodes, %" PRIu32 " ports, %u changes%s, %" PRIu64
 		 " SMPs, %u ms%s%s",
@@ -388,6 +425,8 @@ static int run_daemon(struct loomd *d)
 	if (r >= 0)
 		r = sd_event_add_signal(d->ev, NULL, SIGINT, NULL, NULL);
 	if (r >= 0)
+		r = sd_event_add_signal(d->ev, NULL, SIGHUP, on_sighup, d);
+	if (r >= 0)
 		r = sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
 	if (r >= 0)
 		r = sd_event_add_time(d->ev, &d->sweep_timer, CLOCK_MONOTONIC, now, 1000, on_sweep_timer, d);
@@ -423,6 +462,8 @@ static int setup(struct loomd *d)
 	}
 	snprintf(d->guid2lid, sizeof(d->guid2lid), "%s/guid2lid", d->o.state_dir);
 	so.guid2lid = d->guid2lid;
+	/* Without a file there are no partitions to program: P_Keys are left as they are. */
+	so.config = d->cfg && d->cfg->file ? d->cfg : NULL;
 	r = mad_umad_open(d->o.ca, d->o.port, MAD_UMAD_SM, &d->u);
 	if (r < 0) {
 		log_err("cannot open %s port %u for SMPs: %s; is ib_umad loaded, and are we root?",
@@ -458,7 +499,7 @@ int main(int argc, char **argv)
 	if (d.o.check_config)
 		return config_check_run("loomd", d.o.config, true);
 	log_init("loomd", lvl);
-	if (apply_config(&d.o) < 0)
+	if (apply_config(&d.o, &d.cfg) < 0)
 		return 1;
 	/*
 	 * Block the signals sd-event takes through a signalfd before any
@@ -477,6 +518,7 @@ int main(int argc, char **argv)
 	else
 		rc = d.o.once ? run_once(&d) : run_daemon(&d);
 	sweeper_free(&d.sw);
+	config_free(d.cfg);
 	txn_free(d.x);
 	mad_umad_close(d.u);
 	return rc;

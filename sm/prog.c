@@ -7,9 +7,13 @@
 #include <string.h>
 
 #include "lib/cleanup.h"
+#include "sm/pkey.h"
 #include "sm/prog_priv.h"
 
-enum preq_kind { PREQ_PORT, PREQ_PORT_CHECK, PREQ_SWITCH_INFO, PREQ_LFT_GET, PREQ_LFT_SET };
+enum preq_kind {
+	PREQ_PORT, PREQ_PORT_CHECK, PREQ_SWITCH_INFO, PREQ_LFT_GET, PREQ_LFT_SET,
+	PREQ_PKEY_GET, PREQ_PKEY_SET,
+};
 
 static const char *const preq_name[] = {
 	[PREQ_PORT] = "PortInfo Set",
@@ -17,6 +21,8 @@ static const char *const preq_name[] = {
 	[PREQ_SWITCH_INFO] = "SwitchInfo Set",
 	[PREQ_LFT_GET] = "LFT block Get",
 	[PREQ_LFT_SET] = "LFT block Set",
+	[PREQ_PKEY_GET] = "P_KeyTable block Get",
+	[PREQ_PKEY_SET] = "P_KeyTable block Set",
 };
 
 struct prog {
@@ -116,9 +122,11 @@ static void failed(struct prog *g, const struct preq *q, int status)
 	char buf[160];
 
 	g->rep->failed++;
-	if (q->kind == PREQ_PORT || q->kind == PREQ_PORT_CHECK) {
+	if (q->kind == PREQ_PORT || q->kind == PREQ_PORT_CHECK || q->kind == PREQ_PKEY_GET ||
+	    q->kind == PREQ_PKEY_SET) {
 		diag_msg(&g->rep->msgs, "%s: %s%s: %s; next sweep retries",
-			 port_name(g, q->idx, buf, sizeof(buf)), preq_name[q->kind],
+			 port_name(g, q->idx, buf, sizeof(buf)),
+			 q->kind >= PREQ_PKEY_GET ? "P_KeyTable block" : preq_name[q->kind],
 			 q->new_state == SMP_PORT_ARMED ? " (arm)" :
 			 q->new_state == SMP_PORT_ACTIVE ? " (activate)" : "", why);
 		return;
@@ -130,6 +138,8 @@ static void failed(struct prog *g, const struct preq *q, int status)
 }
 
 static void send_lft_block(struct prog *g, uint32_t s, uint32_t b);
+static void got_pkey_block(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len);
+static void no_enforce(struct prog *g, uint32_t pi);
 
 static void got_lft_block(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
 {
@@ -190,6 +200,9 @@ static void on_reply(void *arg, int status, const uint8_t *resp, size_t len)
 				status = -EPROTO;
 				break;
 			}
+			if (q->kind == PREQ_PORT && smp_port_info_enforces(q->r.data) &&
+			    !smp_port_info_enforces(lp->raw))
+				no_enforce(g, q->idx);
 			if (q->new_state == SMP_PORT_ARMED)
 				g->rep->armed++;
 			else if (q->new_state == SMP_PORT_ACTIVE)
@@ -208,10 +221,33 @@ static void on_reply(void *arg, int status, const uint8_t *resp, size_t len)
 		case PREQ_LFT_SET:
 			got_lft_block(g, q, resp, len);
 			break;
+		case PREQ_PKEY_GET:
+			got_pkey_block(g, q, resp, len);
+			break;
+		case PREQ_PKEY_SET:
+			break;
 		}
 	}
 	if (status < 0)
 		failed(g, q, status);
+}
+
+/*
+ * A switch that answers a Set asking for partition enforcement with the
+ * bits clear does not do it (ibsim keeps no such bits). Remembered, so
+ * later sweeps do not ask again at every port; reported once.
+ */
+static void no_enforce(struct prog *g, uint32_t pi)
+{
+	const struct subnet_node *n = &g->sn->node[g->sn->port[pi].node];
+	struct prog_lft *e = prog_cache_get(g->cache, n->guid);
+
+	if (!e || e->no_enforce)
+		return;
+	e->no_enforce = true;
+	diag_msg(&g->rep->msgs, "switch 0x%016" PRIx64 " \"%s\": does not keep PortInfo's "
+		 "partition enforcement bits; its ports facing partition members do not filter",
+		 n->guid, subnet_str(g->sn, n->desc));
 }
 
 /* ---- phase 1 and 3: ports -------------------------------------------------- */
@@ -229,8 +265,15 @@ static bool port_linked(const struct prog *g, uint32_t pi)
 	return lp->have_pi && lp->pi.state >= SMP_PORT_INIT && g->sn->port[pi].peer != SUBNET_NONE;
 }
 
+static bool enforce_broken(struct prog *g, uint32_t node)
+{
+	const struct prog_lft *e = prog_cache_find(g->cache, g->sn->node[node].guid);
+
+	return e && e->no_enforce;
+}
+
 /* What this port's PortInfo should hold; false if the port is not ours to set. */
-static bool want_port(const struct prog *g, uint32_t pi, struct smp_port_set *s)
+static bool want_port(struct prog *g, uint32_t pi, struct smp_port_set *s)
 {
 	const struct subnet *sn = g->sn;
 	const struct subnet_port *p = &sn->port[pi];
@@ -243,6 +286,9 @@ static bool want_port(const struct prog *g, uint32_t pi, struct smp_port_set *s)
 		/* IBA 14.2.5.6: LID, LMC and MasterSMLID of switch external ports are unused. */
 		*s = (struct smp_port_set){ .lid = lp->pi.lid, .sm_lid = lp->pi.sm_lid,
 					    .lmc = lp->pi.lmc, .subnet_prefix = lp->pi.subnet_prefix };
+		/* IBA 10.9.4: a switch port facing partition members filters for them. */
+		if (g->o->pkeys && g->live->node[p->node].si.enforce_cap && !enforce_broken(g, p->node))
+			s->enforce = g->o->pkeys->enforce[pi] ? SMP_ENFORCE_ON : SMP_ENFORCE_OFF;
 	} else {
 		if (!p->lid)
 			return false;
@@ -393,7 +439,83 @@ static void program_switches(struct prog *g)
 		program_switch(g, s);
 }
 
-/* ---- the three phases ---------------------------------------------------------- */
+/* ---- P_Key tables --------------------------------------------------------------- */
+
+/* The P_Keys port pi can hold: a switch's external port per SwitchInfo, else NodeInfo. */
+static uint32_t pkey_cap(const struct prog *g, uint32_t pi)
+{
+	const struct subnet_port *p = &g->sn->port[pi];
+	const struct disc_node *ln = &g->live->node[p->node];
+
+	return subnet_is_switch(g->sn, p->node) && p->num ? ln->si.enforce_cap : ln->partition_cap;
+}
+
+/* Block b of what port pi should hold, zero-padded. */
+static void want_pkeys(const struct prog *g, uint32_t pi, uint32_t b, uint16_t out[SMP_PKEY_BLOCK])
+{
+	const struct pkey_plan *pl = g->o->pkeys;
+	uint32_t n = pkey_count(pl, pi), cap = pkey_cap(g, pi);
+
+	if (n > cap)
+		n = cap;
+	memset(out, 0, SMP_PKEY_BLOCK * sizeof(*out));
+	for (uint32_t i = b * SMP_PKEY_BLOCK; i < n && i < (b + 1) * SMP_PKEY_BLOCK; i++)
+		out[i - b * SMP_PKEY_BLOCK] = pl->key[pl->off[pi] + i];
+}
+
+static uint32_t pkey_mod(const struct prog *g, uint32_t pi, uint32_t b)
+{
+	const struct subnet_port *p = &g->sn->port[pi];
+
+	return smp_pkey_mod(subnet_is_switch(g->sn, p->node) ? p->num : 0, (uint16_t)b);
+}
+
+static void got_pkey_block(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
+{
+	uint16_t have[SMP_PKEY_BLOCK], want[SMP_PKEY_BLOCK];
+	struct smp_req r = { .method = SMP_SET, .attr_id = SMP_ATTR_PKEY_TABLE };
+
+	if (smp_decode_pkeys(resp, len, have) < 0)
+		return;
+	want_pkeys(g, q->idx, q->block, want);
+	if (!memcmp(have, want, sizeof(have)) || !port_route(g, q->idx, &r))
+		return;
+	r.attr_mod = pkey_mod(g, q->idx, q->block);
+	smp_encode_pkeys(want, r.data);
+	g->rep->pkey_blocks++;
+	submit(g, &r, PREQ_PKEY_SET, q->idx, q->block, 0);
+}
+
+static void program_pkeys(struct prog *g)
+{
+	const struct pkey_plan *pl = g->o->pkeys;
+
+	for (uint32_t pi = 0; pl && pi < g->sn->n_ports && !g->err; pi++) {
+		uint32_t n = pkey_count(pl, pi), cap;
+		char buf[160];
+
+		if (!n)
+			continue;
+		cap = pkey_cap(g, pi);
+		if (n > cap) {
+			diag_msg(&g->rep->msgs, "%s: member of %u partitions but holds %u P_Keys; "
+				 "the last %u are left out", port_name(g, pi, buf, sizeof(buf)), n,
+				 cap, n - cap);
+			n = cap;
+		}
+		for (uint32_t b = 0; b * SMP_PKEY_BLOCK < n; b++) {
+			struct smp_req r = { .method = SMP_GET, .attr_id = SMP_ATTR_PKEY_TABLE,
+					     .attr_mod = pkey_mod(g, pi, b) };
+
+			if (!port_route(g, pi, &r))
+				break;
+			g->rep->pkey_reads++;
+			submit(g, &r, PREQ_PKEY_GET, pi, b, 0);
+		}
+	}
+}
+
+/* ---- the phases ------------------------------------------------------------------ */
 
 static int phase(struct prog *g, void (*fn)(struct prog *g))
 {
@@ -415,6 +537,8 @@ int prog_run(struct txn *x, const struct subnet *sn, struct disc_live *live,
 	r = phase(&g, configure_ports);
 	if (r == 0)
 		r = phase(&g, program_switches);
+	if (r == 0 && o->pkeys)
+		r = phase(&g, program_pkeys);
 	if (r == 0)
 		r = phase(&g, activate_ports);
 	if (r == 0)

@@ -12,9 +12,12 @@
 
 #define PROG_MAX_MSGS 64
 
+struct pkey_plan;
+
 struct prog_opts {
 	uint16_t sm_lid;        /* MasterSMLID for every port */
 	uint64_t subnet_prefix; /* GID prefix for every port */
+	const struct pkey_plan *pkeys; /* P_Key tables to hold; NULL: leave them as they are */
 };
 
 /* What one programming pass sent, and what did not take. */
@@ -27,6 +30,8 @@ struct prog_report {
 	unsigned si_sets;    /* SwitchInfo Sets */
 	unsigned lft_reads;  /* LFT blocks read to learn a switch's table */
 	unsigned lft_blocks; /* LFT blocks sent */
+	unsigned pkey_reads; /* P_Key blocks read to compare */
+	unsigned pkey_blocks; /* P_Key blocks sent */
 	unsigned failed;     /* requests refused or unanswered */
 	struct diag msgs;    /* start it with .limit = PROG_MAX_MSGS */
 };
@@ -51,7 +56,8 @@ static inline void prog_cache_freep(struct prog_cache **c)
  *   2. SwitchInfo (LinearFDBTop) and the LFT blocks that differ from what
  *      the switch holds (cache, or read back; a switch whose LinearFDBTop is
  *      0 has never been programmed and is written whole);
- *   3. every ARMED port to ACTIVE, once both ends of every link are armed.
+ *   3. P_Key tables (o->pkeys): each block read, sent only if it differs;
+ *   4. every ARMED port to ACTIVE, once both ends of every link are armed.
  * Only what differs is sent: on a fabric already so programmed, nothing is.
  * live is updated with every answer. Returns 0 (rep says what failed) or -errno.
  */

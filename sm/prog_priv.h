@@ -10,6 +10,7 @@ struct prog_lft {
 	uint32_t len; /* entries in lft, a multiple of SMP_LFT_BLOCK */
 	uint8_t *lft;
 	uint8_t *known;
+	bool no_enforce; /* a switch that drops PartitionEnforcement bits (ibsim does) */
 };
 
 struct prog_cache {

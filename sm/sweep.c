@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "lib/cleanup.h"
+#include "sm/pkey.h"
 #include "sm/sweep.h"
 
 static uint64_t now_ms(void)
@@ -103,6 +104,7 @@ static int route_and_program(struct sweeper *s, struct subnet *sn, struct disc_l
 	_cleanup_(route_out_free) struct route_out ro = { 0 };
 	struct prog_report prep = { .msgs.limit = PROG_MAX_MSGS };
 	struct route_why why = { { 0 } };
+	struct pkey_plan plan = { 0 };
 	struct prog_opts po = { .sm_lid = sn->port[sm_port(sn, live)].lid,
 				.subnet_prefix = s->o.subnet_prefix ? s->o.subnet_prefix :
 						 sn->subnet_prefix };
@@ -121,10 +123,23 @@ static int route_and_program(struct sweeper *s, struct subnet *sn, struct disc_l
 		diag_msg(msgs, "routing (%s): %s", s->o.engine->name, why.msg);
 		not_up(st, "%u LIDs unreachable from some switch", ro.stats.unreach_lids);
 	}
+	if (s->o.config) {
+		struct diag pm = { .limit = 32 };
+
+		r = pkey_plan_build(sn, s->o.config, sm_port(sn, live), &plan, &pm);
+		copy_msgs(msgs, &pm, "partitions");
+		diag_free(&pm);
+		if (r < 0)
+			return r;
+		po.pkeys = &plan;
+	}
 	r = prog_run(s->x, sn, live, &ro, &po, s->cache, &prep);
+	pkey_plan_free(&plan);
 	copy_msgs(msgs, &prep.msgs, "programming");
-	st->changes = prep.port_sets + prep.si_sets + prep.lft_blocks + prep.activated;
+	st->changes = prep.port_sets + prep.si_sets + prep.lft_blocks + prep.activated +
+		      prep.pkey_blocks;
 	st->lft_blocks = prep.lft_blocks;
+	st->pkey_blocks = prep.pkey_blocks;
 	if (prep.failed)
 		not_up(st, "%u requests refused or unanswered", prep.failed);
 	if (prep.not_active)

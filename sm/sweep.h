@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "config/config.h"
 #include "lib/diag.h"
 #include "mad/txn.h"
 #include "routing/route.h"
@@ -19,6 +20,7 @@ struct sweep_opts {
 	struct route_opts route;
 	const char *guid2lid;   /* the persistent guid-to-LID map; NULL: none */
 	uint64_t subnet_prefix; /* 0: keep what the SM's port has, else fe80::/64 */
+	const struct config *config; /* partitions to program; NULL: P_Keys left alone */
 };
 
 /*
@@ -44,6 +46,7 @@ struct sweep_stats {
 	uint32_t nodes, ports;
 	unsigned changes; /* heavy: Sets sent; light: switches reporting a change */
 	unsigned lft_blocks; /* of the changes: LFT blocks sent */
+	unsigned pkey_blocks; /* of the changes: P_Key blocks sent */
 	uint64_t smps;    /* SMPs sent by this sweep, retries included */
 	unsigned ms;
 	bool up;

@@ -454,14 +454,17 @@ sim_opensm() {
 # its fds, remove its dir (kept and printed with KEEP_SIM_DIR=1). Only PIDs
 # this library started are signalled. Status 1 if ibsim had died already or
 # had to be killed.
-# The commands sim_run started are timeout(1) processes (run.PID files);
-# timeout passes TERM, INT and HUP on to the command it runs.
+# The commands sim_run started run under timeout(1) (run.PID files name the
+# timeout processes): the signal goes to timeout's child, the command itself.
+# timeout would pass one TERM, INT or HUP on, but dies of the second.
 sim_signal() { # NAME SIG
 	_sim_known "${1:-}" sim_signal || return 125
-	local f n=0
+	local f kid n=0
 	for f in "${SIM_DIR[$1]}"/run.*; do
 		[ -e "$f" ] || continue
-		kill -"$2" "${f##*/run.}" 2>/dev/null && n=$((n + 1))
+		for kid in $(pgrep -P "${f##*/run.}"); do
+			kill -"$2" "$kid" 2>/dev/null && n=$((n + 1))
+		done
 	done
 	[ "$n" -gt 0 ] || { _sim_err "sim_signal $1: nothing running"; return 1; }
 }
