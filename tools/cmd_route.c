@@ -23,15 +23,17 @@
 #include "routing/check.h"
 #include "routing/lft_text.h"
 #include "routing/route.h"
+#include "config/config.h"
 #include "sm/lid.h"
+#include "sm/pkey.h"
 #include "sm/subnet.h"
 #include "sm/topo.h"
 #include "tools/check_print.h"
 
 struct route_args {
-	const char *engine, *guid2lid, *topo;
+	const char *engine, *guid2lid, *topo, *config;
 	unsigned lmc;
-	bool json, check, canon;
+	bool json, check, canon, pkeys;
 };
 
 static void route_usage(FILE *f)
@@ -60,7 +62,10 @@ static void route_usage(FILE *f)
 		"                   routing time and peak memory)\n"
 		"  --canon          the tables in loom verify --normalize's canonical form\n"
 		"  --check          exit 1 if a pair is unreachable, a route loops, or the\n"
-		"                   channel dependencies have a cycle (credit loop)\n\n"
+		"                   channel dependencies have a cycle (credit loop)\n"
+		"  --config FILE    loom.yaml: its routing options are the defaults here\n"
+		"  --pkeys          instead of the tables: the P_Key table every port would\n"
+		"                   get from --config's partitions (smpquery pkeys order)\n\n"
 		"Exit status: 0 routed (and, with --check, clean), 1 --check found problems or\n"
 		"misuse, 2 the topology cannot be read or routed.\n");
 }
@@ -71,6 +76,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		{ "engine", required_argument, NULL, 'e' }, { "lmc", required_argument, NULL, 'l' },
 		{ "guid2lid", required_argument, NULL, 'g' }, { "json", no_argument, NULL, 'j' },
 		{ "check", no_argument, NULL, 'c' },	      { "canon", no_argument, NULL, 'C' },
+		{ "config", required_argument, NULL, 'f' },   { "pkeys", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },	      {}
 	};
 	char *end;
@@ -83,6 +89,8 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		case 'j': a->json = true; break;
 		case 'c': a->check = true; break;
 		case 'C': a->canon = true; break;
+		case 'f': a->config = optarg; break;
+		case 'p': a->pkeys = true; break;
 		case 'l':
 			errno = 0;
 			a->lmc = (unsigned)strtoul(optarg, &end, 10);
@@ -96,7 +104,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		default: route_usage(stderr); return 1;
 		}
 	}
-	if (optind != argc - 1 || (a->json && a->canon)) {
+	if (optind != argc - 1 || (a->json && a->canon) || (a->pkeys && !a->config)) {
 		route_usage(stderr);
 		return 1;
 	}
@@ -167,6 +175,45 @@ static void print_json(const struct route_args *a, const struct subnet *sn,
 	printf("}\n");
 }
 
+/* --pkeys: every port that takes part, in model order, as smpquery pkeys lists them. */
+static int print_pkeys(const struct route_args *a, const struct subnet *sn)
+{
+	_cleanup_(config_freep) struct config *c = NULL;
+	struct pkey_plan plan = { 0 };
+	struct diag d = { 0 };
+	uint32_t sm_port;
+	int r;
+
+	r = config_load_file(a->config, true, &c, &d);
+	diag_print(&d, stderr);
+	diag_free(&d);
+	if (r < 0) {
+		fprintf(stderr, "loom route: %s: %s; nothing shown\n", a->config,
+			r == -EINVAL ? "invalid configuration" : strerror(-r));
+		return 2;
+	}
+	/* The dry run's SM is where ibsim puts it: the first node's first port. */
+	sm_port = subnet_port_idx(sn, 0, subnet_is_switch(sn, 0) ? 0 : 1);
+	r = pkey_plan_build(sn, c, sm_port, &plan, &d);
+	diag_print(&d, stderr);
+	diag_free(&d);
+	if (r < 0)
+		return 2;
+	for (uint32_t p = 0; p < sn->n_ports; p++) {
+		const struct subnet_node *n = &sn->node[sn->port[p].node];
+
+		if (!pkey_count(&plan, p))
+			continue;
+		printf("%s 0x%016" PRIx64 " \"%s\" port %u%s:", subnet_type_name(n->type), n->guid,
+		       subnet_str(sn, n->desc), sn->port[p].num, plan.enforce[p] ? " enforce" : "");
+		for (uint32_t i = plan.off[p]; i < plan.off[p + 1]; i++)
+			printf(" 0x%04x", plan.key[i]);
+		printf("\n");
+	}
+	pkey_plan_free(&plan);
+	return 0;
+}
+
 int cmd_route(int argc, char **argv)
 {
 	_cleanup_(subnet_freep) struct subnet *sn = NULL;
@@ -193,6 +240,8 @@ int cmd_route(int argc, char **argv)
 	r = prepare(&a, &sn);
 	if (r)
 		return r;
+	if (a.pkeys)
+		return print_pkeys(&a, sn);
 	t0 = now_s();
 	r = e->route(sn, &(struct route_opts){ .lmc = (uint8_t)a.lmc }, &out, &why);
 	secs = now_s() - t0;

@@ -8,6 +8,7 @@
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
+LOOM=${LOOM:-loom}
 . "$srcdir/tests/lib/sim.sh"
 tmp=$(mktemp -d)
 sim_trap_exit 'rm -rf "$tmp"'
@@ -81,6 +82,18 @@ for p in 1 3 4; do
 		"${want[$p]}"
 done
 tap_is "leaf001 port 5 (an uplink): only the default P_Key" "$(pkeys "$((leaf))" 5)" "0xffff"
+
+# The dry run shows the same tables from the file alone.
+"$LOOM" route --config "$tmp/loom.yaml" --pkeys "$topo" >"$tmp/dry" 2>"$tmp/dry.err"
+tap_is "loom route --pkeys: exit 0" "$?" 0
+bad=0
+for h in 1 2 3 4 5 6 32; do
+	dry=$(sed -nE "s/^CA [^ ]+ \"h$(printf %05d "$h")\" port 1: //p" "$tmp/dry")
+	[ "$dry" = "${want[$h]}" ] || { bad=$((bad + 1)); tap_diag "h$h: dry run '$dry'"; }
+done
+tap_is "loom route --pkeys shows what the hosts hold" "$bad" 0
+tap_check "loom route --pkeys marks the switch ports facing members as enforcing" \
+	grep -q '^switch .*"leaf001" port 3 enforce: 0xffff 0x8020$' "$tmp/dry"
 
 # SIGHUP, one partition changed: h00006 joins storage as a full member.
 conf "      - { node: h00006 }" >"$tmp/loom.yaml"
