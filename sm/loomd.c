@@ -271,11 +271,11 @@ static void log_msgs(const struct diag *d)
 
 static void log_sweep(const struct loomd *d, const struct sweep_stats *st)
 {
-	char lft[64] = "";
+	char lft[96] = "";
 
 	if (st->heavy && d->cfg && d->cfg->file)
-		snprintf(lft, sizeof(lft), " (%u LFT blocks, %u P_Key blocks)", st->lft_blocks,
-			 st->pkey_blocks);
+		snprintf(lft, sizeof(lft), " (%u LFT blocks, %u P_Key blocks, %u QoS blocks)",
+			 st->lft_blocks, st->pkey_blocks, st->qos_blocks);
 	else if (st->heavy)
 		snprintf(lft, sizeof(lft), " (%u LFT blocks)", st->lft_blocks);
 	log_info("sweep %u (%s): %" PRIu32 " nodes, %" PRIu32 " ports, %u changes%s, %" PRIu64

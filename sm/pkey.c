@@ -177,10 +177,15 @@ int pkey_plan_build(const struct subnet *sn, const struct config *c, uint32_t sm
 	}
 	if (r == 0)
 		r = flatten(sn, keys, cnt, &p);
+	/*
+	 * Enforcement filters only where it can drop something: a port whose
+	 * one key is the full default (0xffff) takes every packet anyway.
+	 */
 	for (uint32_t i = 0; r == 0 && i < sn->n_ports; i++) {
 		const struct subnet_port *sp = &sn->port[i];
+		bool only_default = cnt[i] == 1 && keys[i][0] == (PKEY_FULL | CONFIG_PKEY_DEFAULT);
 
-		p.enforce[i] = cnt[i] && subnet_is_switch(sn, sp->node) && sp->num > 0;
+		p.enforce[i] = cnt[i] && !only_default && subnet_is_switch(sn, sp->node) && sp->num > 0;
 	}
 	for (uint32_t i = 0; keys && i < sn->n_ports; i++)
 		free(keys[i]);

@@ -7,13 +7,9 @@
 #include <string.h>
 
 #include "lib/cleanup.h"
+#include "config/config.h"
 #include "sm/pkey.h"
 #include "sm/prog_priv.h"
-
-enum preq_kind {
-	PREQ_PORT, PREQ_PORT_CHECK, PREQ_SWITCH_INFO, PREQ_LFT_GET, PREQ_LFT_SET,
-	PREQ_PKEY_GET, PREQ_PKEY_SET,
-};
 
 static const char *const preq_name[] = {
 	[PREQ_PORT] = "PortInfo Set",
@@ -23,30 +19,10 @@ static const char *const preq_name[] = {
 	[PREQ_LFT_SET] = "LFT block Set",
 	[PREQ_PKEY_GET] = "P_KeyTable block Get",
 	[PREQ_PKEY_SET] = "P_KeyTable block Set",
-};
-
-struct prog {
-	struct txn *x;
-	const struct subnet *sn;
-	struct disc_live *live;
-	const struct route_out *ro;
-	const struct prog_opts *o;
-	struct prog_cache *cache;
-	struct prog_report *rep;
-	int err; /* ENOMEM or a transport error: stop sending */
-};
-
-/* As in discovery: a request whose every try timed out is sent again, this many times in all. */
-#define PROG_ROUNDS 3
-
-struct preq {
-	struct prog *g;
-	struct smp_req r;  /* kept to send again */
-	uint8_t round;
-	enum preq_kind kind;
-	uint32_t idx;      /* model port (PREQ_PORT) or switch number */
-	uint32_t block;    /* LFT block */
-	uint8_t new_state; /* PREQ_PORT: the state asked for */
+	[PREQ_SL2VL_GET] = "SLtoVLMappingTable Get",
+	[PREQ_SL2VL_SET] = "SLtoVLMappingTable Set",
+	[PREQ_VLARB_GET] = "VLArbitrationTable Get",
+	[PREQ_VLARB_SET] = "VLArbitrationTable Set",
 };
 
 /*
@@ -54,7 +30,7 @@ struct preq {
  * a CA answers for the port an SMP enters by (IBA 14.2.5.6), so a CA port is
  * reached by way of its peer, a switch port by way of its switch.
  */
-static bool port_route(const struct prog *g, uint32_t pi, struct smp_req *r)
+bool prog_port_route(const struct prog *g, uint32_t pi, struct smp_req *r)
 {
 	const struct subnet *sn = g->sn;
 	const struct subnet_port *p = &sn->port[pi];
@@ -83,7 +59,7 @@ static bool port_route(const struct prog *g, uint32_t pi, struct smp_req *r)
 
 static void on_reply(void *arg, int status, const uint8_t *resp, size_t len);
 
-static void submit(struct prog *g, const struct smp_req *r, enum preq_kind kind, uint32_t idx,
+void prog_submit(struct prog *g, const struct smp_req *r, enum preq_kind kind, uint32_t idx,
 		   uint32_t block, uint8_t new_state)
 {
 	struct preq *q;
@@ -105,7 +81,7 @@ static void submit(struct prog *g, const struct smp_req *r, enum preq_kind kind,
 	}
 }
 
-static const char *port_name(const struct prog *g, uint32_t pi, char *buf, size_t len)
+const char *prog_port_name(const struct prog *g, uint32_t pi, char *buf, size_t len)
 {
 	const struct subnet_port *p = &g->sn->port[pi];
 	const struct subnet_node *n = &g->sn->node[p->node];
@@ -122,11 +98,10 @@ static void failed(struct prog *g, const struct preq *q, int status)
 	char buf[160];
 
 	g->rep->failed++;
-	if (q->kind == PREQ_PORT || q->kind == PREQ_PORT_CHECK || q->kind == PREQ_PKEY_GET ||
-	    q->kind == PREQ_PKEY_SET) {
+	if (q->kind == PREQ_PORT || q->kind == PREQ_PORT_CHECK || q->kind >= PREQ_PKEY_GET) {
 		diag_msg(&g->rep->msgs, "%s: %s%s: %s; next sweep retries",
-			 port_name(g, q->idx, buf, sizeof(buf)),
-			 q->kind >= PREQ_PKEY_GET ? "P_KeyTable block" : preq_name[q->kind],
+			 prog_port_name(g, q->idx, buf, sizeof(buf)),
+			 preq_name[q->kind],
 			 q->new_state == SMP_PORT_ARMED ? " (arm)" :
 			 q->new_state == SMP_PORT_ACTIVE ? " (activate)" : "", why);
 		return;
@@ -138,7 +113,6 @@ static void failed(struct prog *g, const struct preq *q, int status)
 }
 
 static void send_lft_block(struct prog *g, uint32_t s, uint32_t b);
-static void got_pkey_block(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len);
 static void no_enforce(struct prog *g, uint32_t pi);
 
 static void got_lft_block(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
@@ -222,9 +196,15 @@ static void on_reply(void *arg, int status, const uint8_t *resp, size_t len)
 			got_lft_block(g, q, resp, len);
 			break;
 		case PREQ_PKEY_GET:
-			got_pkey_block(g, q, resp, len);
+			prog_pkey_reply(g, q, resp, len);
+			break;
+		case PREQ_SL2VL_GET:
+		case PREQ_VLARB_GET:
+			prog_qos_reply(g, q, resp, len);
 			break;
 		case PREQ_PKEY_SET:
+		case PREQ_SL2VL_SET:
+		case PREQ_VLARB_SET:
 			break;
 		}
 	}
@@ -258,7 +238,7 @@ static uint8_t min_u8(uint8_t a, uint8_t b)
 	return a < b ? a : b;
 }
 
-static bool port_linked(const struct prog *g, uint32_t pi)
+bool prog_port_linked(const struct prog *g, uint32_t pi)
 {
 	const struct disc_port *lp = &g->live->port[pi];
 
@@ -299,12 +279,16 @@ static bool want_port(struct prog *g, uint32_t pi, struct smp_port_set *s)
 	if (p->num > 0 || !sw) {
 		const struct disc_port *peer;
 
-		if (!port_linked(g, pi))
+		if (!prog_port_linked(g, pi))
 			return false;
 		peer = &g->live->port[p->peer];
 		if (peer->have_pi) {
 			s->neighbor_mtu = min_u8(lp->pi.mtu_cap, peer->pi.mtu_cap);
 			s->op_vls = min_u8(lp->pi.vl_cap, peer->pi.vl_cap);
+			/* loom.yaml's operational VLs for the class, within what both ends can. */
+			if (g->o->qos)
+				s->op_vls = min_u8(s->op_vls, config_op_vls_code(
+					g->o->qos->qos[prog_port_class_of(g, pi)].operational_vls));
 		}
 	}
 	return true;
@@ -315,18 +299,18 @@ static void set_port(struct prog *g, uint32_t pi, const struct smp_port_set *s)
 	struct smp_req r = { .method = SMP_SET, .attr_id = SMP_ATTR_PORT_INFO,
 			     .attr_mod = g->sn->port[pi].num };
 
-	if (!port_route(g, pi, &r)) {
+	if (!prog_port_route(g, pi, &r)) {
 		char buf[160];
 
 		g->rep->failed++;
 		diag_msg(&g->rep->msgs, "%s: no directed route reaches it; left as it is",
-			 port_name(g, pi, buf, sizeof(buf)));
+			 prog_port_name(g, pi, buf, sizeof(buf)));
 		return;
 	}
 	smp_port_info_set(g->live->port[pi].raw, s, r.data);
 	if (s->state == SMP_PORT_NOP || s->state == SMP_PORT_ARMED)
 		g->rep->port_sets++;
-	submit(g, &r, PREQ_PORT, pi, 0, s->state);
+	prog_submit(g, &r, PREQ_PORT, pi, 0, s->state);
 }
 
 static void configure_ports(struct prog *g)
@@ -337,7 +321,7 @@ static void configure_ports(struct prog *g)
 		if (!want_port(g, pi, &s))
 			continue;
 		/* IBA 14.2.5.6 / ibsim: Armed only from Init; switch port 0 is always Active. */
-		if (g->live->port[pi].pi.state == SMP_PORT_INIT && port_linked(g, pi))
+		if (g->live->port[pi].pi.state == SMP_PORT_INIT && prog_port_linked(g, pi))
 			s.state = SMP_PORT_ARMED;
 		if (s.state != SMP_PORT_NOP || !smp_port_info_matches(g->live->port[pi].raw, &s))
 			set_port(g, pi, &s);
@@ -359,7 +343,7 @@ static void activate_ports(struct prog *g)
 static void count_active(struct prog *g)
 {
 	for (uint32_t pi = 0; pi < g->sn->n_ports; pi++) {
-		if (g->sn->port[pi].num == 0 || !port_linked(g, pi))
+		if (g->sn->port[pi].num == 0 || !prog_port_linked(g, pi))
 			continue;
 		if (g->live->port[pi].pi.state == SMP_PORT_ACTIVE)
 			g->rep->active++;
@@ -382,7 +366,7 @@ static void send_lft_block(struct prog *g, uint32_t s, uint32_t b)
 	if (e->known[b] && !memcmp(e->lft + (size_t)b * SMP_LFT_BLOCK, want,
 				   b * SMP_LFT_BLOCK + n <= nlids ? n : nlids - b * SMP_LFT_BLOCK))
 		return;
-	if (!port_route(g, subnet_port_idx(g->sn, g->ro->sw_node[s], 0), &r))
+	if (!prog_port_route(g, subnet_port_idx(g->sn, g->ro->sw_node[s], 0), &r))
 		return;
 	/* The last block may run past max_lid: those LIDs are dropped. */
 	memset(r.data, ROUTE_DROP, SMP_LFT_BLOCK);
@@ -391,7 +375,7 @@ static void send_lft_block(struct prog *g, uint32_t s, uint32_t b)
 	memcpy(r.data, want, n);
 	e->known[b] = 0; /* until the switch acknowledges it */
 	g->rep->lft_blocks++;
-	submit(g, &r, PREQ_LFT_SET, s, b, 0);
+	prog_submit(g, &r, PREQ_LFT_SET, s, b, 0);
 }
 
 static void program_switch(struct prog *g, uint32_t s)
@@ -408,10 +392,10 @@ static void program_switch(struct prog *g, uint32_t s)
 		return;
 	}
 	if (ln->si.lin_top != g->ro->max_lid || psc) {
-		if (port_route(g, subnet_port_idx(g->sn, n, 0), &r)) {
+		if (prog_port_route(g, subnet_port_idx(g->sn, n, 0), &r)) {
 			smp_switch_info_set(ln->si_raw, g->ro->max_lid, psc, r.data);
 			g->rep->si_sets++;
-			submit(g, &r, PREQ_SWITCH_INFO, s, 0, 0);
+			prog_submit(g, &r, PREQ_SWITCH_INFO, s, 0, 0);
 		}
 	}
 	for (uint32_t b = 0; b < nblocks; b++) {
@@ -426,10 +410,10 @@ static void program_switch(struct prog *g, uint32_t s)
 			send_lft_block(g, s, b);
 			continue;
 		}
-		if (!port_route(g, subnet_port_idx(g->sn, n, 0), &q))
+		if (!prog_port_route(g, subnet_port_idx(g->sn, n, 0), &q))
 			continue;
 		g->rep->lft_reads++;
-		submit(g, &q, PREQ_LFT_GET, s, b, 0);
+		prog_submit(g, &q, PREQ_LFT_GET, s, b, 0);
 	}
 }
 
@@ -437,82 +421,6 @@ static void program_switches(struct prog *g)
 {
 	for (uint32_t s = 0; s < g->ro->n_sw && !g->err; s++)
 		program_switch(g, s);
-}
-
-/* ---- P_Key tables --------------------------------------------------------------- */
-
-/* The P_Keys port pi can hold: a switch's external port per SwitchInfo, else NodeInfo. */
-static uint32_t pkey_cap(const struct prog *g, uint32_t pi)
-{
-	const struct subnet_port *p = &g->sn->port[pi];
-	const struct disc_node *ln = &g->live->node[p->node];
-
-	return subnet_is_switch(g->sn, p->node) && p->num ? ln->si.enforce_cap : ln->partition_cap;
-}
-
-/* Block b of what port pi should hold, zero-padded. */
-static void want_pkeys(const struct prog *g, uint32_t pi, uint32_t b, uint16_t out[SMP_PKEY_BLOCK])
-{
-	const struct pkey_plan *pl = g->o->pkeys;
-	uint32_t n = pkey_count(pl, pi), cap = pkey_cap(g, pi);
-
-	if (n > cap)
-		n = cap;
-	memset(out, 0, SMP_PKEY_BLOCK * sizeof(*out));
-	for (uint32_t i = b * SMP_PKEY_BLOCK; i < n && i < (b + 1) * SMP_PKEY_BLOCK; i++)
-		out[i - b * SMP_PKEY_BLOCK] = pl->key[pl->off[pi] + i];
-}
-
-static uint32_t pkey_mod(const struct prog *g, uint32_t pi, uint32_t b)
-{
-	const struct subnet_port *p = &g->sn->port[pi];
-
-	return smp_pkey_mod(subnet_is_switch(g->sn, p->node) ? p->num : 0, (uint16_t)b);
-}
-
-static void got_pkey_block(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
-{
-	uint16_t have[SMP_PKEY_BLOCK], want[SMP_PKEY_BLOCK];
-	struct smp_req r = { .method = SMP_SET, .attr_id = SMP_ATTR_PKEY_TABLE };
-
-	if (smp_decode_pkeys(resp, len, have) < 0)
-		return;
-	want_pkeys(g, q->idx, q->block, want);
-	if (!memcmp(have, want, sizeof(have)) || !port_route(g, q->idx, &r))
-		return;
-	r.attr_mod = pkey_mod(g, q->idx, q->block);
-	smp_encode_pkeys(want, r.data);
-	g->rep->pkey_blocks++;
-	submit(g, &r, PREQ_PKEY_SET, q->idx, q->block, 0);
-}
-
-static void program_pkeys(struct prog *g)
-{
-	const struct pkey_plan *pl = g->o->pkeys;
-
-	for (uint32_t pi = 0; pl && pi < g->sn->n_ports && !g->err; pi++) {
-		uint32_t n = pkey_count(pl, pi), cap;
-		char buf[160];
-
-		if (!n)
-			continue;
-		cap = pkey_cap(g, pi);
-		if (n > cap) {
-			diag_msg(&g->rep->msgs, "%s: member of %u partitions but holds %u P_Keys; "
-				 "the last %u are left out", port_name(g, pi, buf, sizeof(buf)), n,
-				 cap, n - cap);
-			n = cap;
-		}
-		for (uint32_t b = 0; b * SMP_PKEY_BLOCK < n; b++) {
-			struct smp_req r = { .method = SMP_GET, .attr_id = SMP_ATTR_PKEY_TABLE,
-					     .attr_mod = pkey_mod(g, pi, b) };
-
-			if (!port_route(g, pi, &r))
-				break;
-			g->rep->pkey_reads++;
-			submit(g, &r, PREQ_PKEY_GET, pi, b, 0);
-		}
-	}
 }
 
 /* ---- the phases ------------------------------------------------------------------ */
@@ -538,7 +446,9 @@ int prog_run(struct txn *x, const struct subnet *sn, struct disc_live *live,
 	if (r == 0)
 		r = phase(&g, program_switches);
 	if (r == 0 && o->pkeys)
-		r = phase(&g, program_pkeys);
+		r = phase(&g, prog_program_pkeys);
+	if (r == 0 && o->qos)
+		r = phase(&g, prog_program_qos);
 	if (r == 0)
 		r = phase(&g, activate_ports);
 	if (r == 0)

@@ -13,11 +13,13 @@
 #define PROG_MAX_MSGS 64
 
 struct pkey_plan;
+struct config;
 
 struct prog_opts {
 	uint16_t sm_lid;        /* MasterSMLID for every port */
 	uint64_t subnet_prefix; /* GID prefix for every port */
 	const struct pkey_plan *pkeys; /* P_Key tables to hold; NULL: leave them as they are */
+	const struct config *qos;      /* QoS classes to program; NULL: leave VL settings */
 };
 
 /* What one programming pass sent, and what did not take. */
@@ -32,6 +34,8 @@ struct prog_report {
 	unsigned lft_blocks; /* LFT blocks sent */
 	unsigned pkey_reads; /* P_Key blocks read to compare */
 	unsigned pkey_blocks; /* P_Key blocks sent */
+	unsigned qos_reads;  /* SL2VL and VLArb blocks read to compare */
+	unsigned qos_blocks; /* SL2VL and VLArb blocks sent */
 	unsigned failed;     /* requests refused or unanswered */
 	struct diag msgs;    /* start it with .limit = PROG_MAX_MSGS */
 };
@@ -57,7 +61,9 @@ static inline void prog_cache_freep(struct prog_cache **c)
  *      the switch holds (cache, or read back; a switch whose LinearFDBTop is
  *      0 has never been programmed and is written whole);
  *   3. P_Key tables (o->pkeys): each block read, sent only if it differs;
- *   4. every ARMED port to ACTIVE, once both ends of every link are armed.
+ *   4. SL-to-VL and VL arbitration tables of each port class (o->qos), the
+ *      same way; OperationalVLs goes with step 1;
+ *   5. every ARMED port to ACTIVE, once both ends of every link are armed.
  * Only what differs is sent: on a fabric already so programmed, nothing is.
  * live is updated with every answer. Returns 0 (rep says what failed) or -errno.
  */

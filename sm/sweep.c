@@ -132,12 +132,14 @@ static int route_and_program(struct sweeper *s, struct subnet *sn, struct disc_l
 		if (r < 0)
 			return r;
 		po.pkeys = &plan;
+		po.qos = s->o.config;
 	}
 	r = prog_run(s->x, sn, live, &ro, &po, s->cache, &prep);
 	pkey_plan_free(&plan);
 	copy_msgs(msgs, &prep.msgs, "programming");
 	st->changes = prep.port_sets + prep.si_sets + prep.lft_blocks + prep.activated +
-		      prep.pkey_blocks;
+		      prep.pkey_blocks + prep.qos_blocks;
+	st->qos_blocks = prep.qos_blocks;
 	st->lft_blocks = prep.lft_blocks;
 	st->pkey_blocks = prep.pkey_blocks;
 	if (prep.failed)

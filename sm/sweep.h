@@ -47,6 +47,7 @@ struct sweep_stats {
 	unsigned changes; /* heavy: Sets sent; light: switches reporting a change */
 	unsigned lft_blocks; /* of the changes: LFT blocks sent */
 	unsigned pkey_blocks; /* of the changes: P_Key blocks sent */
+	unsigned qos_blocks;  /* of the changes: SL2VL and VLArb blocks sent */
 	uint64_t smps;    /* SMPs sent by this sweep, retries included */
 	unsigned ms;
 	bool up;

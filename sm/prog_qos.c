@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Programming QoS from loom.yaml's port classes: SL-to-VL mapping tables
+ * (IBA 14.2.5.8: one per CA port; per input/output port pair on a switch)
+ * and VL arbitration tables (14.2.5.9: the low and high priority tables'
+ * first 32 entries, as many as the port has room for). Each block is read
+ * and sent only if it differs. OperationalVLs goes with the PortInfo Set
+ * (prog.c); a mapping to a VL the port does not operate is folded into its
+ * VLs and reported.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <iba/ib_types.h>
+
+#include "config/config.h"
+#include "sm/prog_priv.h"
+
+static enum config_port_class prog_port_class(const struct prog *g, uint32_t pi)
+{
+	const struct subnet_port *p = &g->sn->port[pi];
+	uint8_t type = g->sn->node[p->node].type;
+
+	if (type == NODE_SWITCH)
+		return p->num ? CONFIG_CLASS_SWITCH_EXTERNAL : CONFIG_CLASS_SWITCH_PORT0;
+	return type == NODE_ROUTER ? CONFIG_CLASS_ROUTER : CONFIG_CLASS_CA;
+}
+
+int prog_port_class_of(const struct prog *g, uint32_t pi)
+{
+	return (int)prog_port_class(g, pi);
+}
+
+/* IBA 14.2.5.6 OperationalVLs code -> data VLs: 1 -> 1, 2 -> 2, 3 -> 4, 4 -> 8, 5 -> 15. */
+static unsigned vls_of(uint8_t code)
+{
+	static const unsigned n[] = { 1, 1, 2, 4, 8, 15 };
+
+	return code < 6 ? n[code] : 1;
+}
+
+/* The table port pi (an output port) should hold; *folded if VLs had to be folded. */
+static void want_sl2vl(const struct prog *g, uint32_t pi, uint8_t vl[SMP_NUM_SL], bool *folded)
+{
+	const struct config_qos_class *c = &g->o->qos->qos[prog_port_class(g, pi)];
+	unsigned n = vls_of(g->live->port[pi].pi.op_vls);
+
+	*folded = false;
+	for (unsigned sl = 0; sl < SMP_NUM_SL; sl++) {
+		vl[sl] = c->sl2vl[sl];
+		if (vl[sl] != 15 && vl[sl] >= n) { /* VL15: the SL is dropped, on purpose */
+			vl[sl] = (uint8_t)(vl[sl] % n);
+			*folded = true;
+		}
+	}
+}
+
+/* Entries of one VLArb block: the class's list from entry 0, within the port's room. */
+static unsigned want_vlarb(const struct prog *g, uint32_t pi, enum smp_vlarb_block b,
+			   struct smp_vlarb e[SMP_VLARB_BLOCK])
+{
+	const struct config_qos_class *c = &g->o->qos->qos[prog_port_class(g, pi)];
+	ib_port_info_t w;
+	bool high = b == SMP_VLARB_HIGH_0_31;
+	const struct config_vlarb *list = high ? c->high : c->low;
+	unsigned n = high ? c->n_high : c->n_low, cap;
+
+	memcpy(&w, g->live->port[pi].raw, sizeof(w));
+	cap = high ? w.vl_arb_high_cap : w.vl_arb_low_cap;
+	if (cap > SMP_VLARB_BLOCK)
+		cap = SMP_VLARB_BLOCK;
+	memset(e, 0, SMP_VLARB_BLOCK * sizeof(*e));
+	for (unsigned i = 0; i < n && i < cap; i++)
+		e[i] = (struct smp_vlarb){ .vl = list[i].vl, .weight = list[i].weight };
+	return cap;
+}
+
+void prog_qos_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
+{
+	struct smp_req r = { .method = SMP_SET, .attr_mod = q->block };
+	uint8_t vl[SMP_NUM_SL], have_vl[SMP_NUM_SL];
+	struct smp_vlarb e[SMP_VLARB_BLOCK], have[SMP_VLARB_BLOCK];
+	bool folded;
+	uint32_t out = q->idx;
+
+	if (!prog_port_route(g, q->idx, &r))
+		return;
+	if (q->kind == PREQ_SL2VL_GET) {
+		/* On a switch the table belongs to the output port, the modifier's low byte. */
+		if (subnet_is_switch(g->sn, g->sn->port[q->idx].node))
+			out = subnet_port_idx(g->sn, g->sn->port[q->idx].node, q->block & 0xff);
+		want_sl2vl(g, out, vl, &folded);
+		if (smp_decode_sl2vl(resp, len, have_vl) < 0 || !memcmp(vl, have_vl, sizeof(vl)))
+			return;
+		r.attr_id = SMP_ATTR_SL2VL;
+		smp_encode_sl2vl(vl, r.data);
+		g->rep->qos_blocks++;
+		prog_submit(g, &r, PREQ_SL2VL_SET, q->idx, q->block, 0);
+		return;
+	}
+	want_vlarb(g, q->idx, (enum smp_vlarb_block)(q->block >> 16), e);
+	if (smp_decode_vlarb(resp, len, have) < 0 || !memcmp(e, have, sizeof(e)))
+		return;
+	r.attr_id = SMP_ATTR_VLARB;
+	smp_encode_vlarb(e, r.data);
+	g->rep->qos_blocks++;
+	prog_submit(g, &r, PREQ_VLARB_SET, q->idx, q->block, 0);
+}
+
+static void ask(struct prog *g, uint32_t pi, uint16_t attr, uint32_t mod, enum preq_kind kind)
+{
+	struct smp_req r = { .method = SMP_GET, .attr_id = attr, .attr_mod = mod };
+
+	if (!prog_port_route(g, pi, &r))
+		return;
+	g->rep->qos_reads++;
+	prog_submit(g, &r, kind, pi, mod, 0);
+}
+
+/* A port that carries data: linked, or a switch's port 0. */
+static bool qos_port(const struct prog *g, uint32_t pi)
+{
+	const struct subnet_port *p = &g->sn->port[pi];
+
+	if (subnet_is_switch(g->sn, p->node) && p->num == 0)
+		return g->live->port[pi].have_pi;
+	return prog_port_linked(g, pi);
+}
+
+static void fold_report(struct prog *g, uint32_t pi)
+{
+	uint8_t vl[SMP_NUM_SL];
+	bool folded;
+	char buf[160];
+
+	want_sl2vl(g, pi, vl, &folded);
+	if (folded)
+		diag_msg(&g->rep->msgs, "%s: runs %u data VLs; SL-to-VL entries beyond them are "
+			 "folded into them (VL %% %u)", prog_port_name(g, pi, buf, sizeof(buf)),
+			 vls_of(g->live->port[pi].pi.op_vls), vls_of(g->live->port[pi].pi.op_vls));
+}
+
+static void switch_sl2vl(struct prog *g, uint32_t node)
+{
+	const struct subnet_node *n = &g->sn->node[node];
+
+	for (unsigned o = 0; o <= n->nports; o++) {
+		uint32_t po = subnet_port_idx(g->sn, node, o);
+
+		if (!qos_port(g, po))
+			continue;
+		fold_report(g, po);
+		for (unsigned i = 0; i <= n->nports; i++)
+			if (i != o && qos_port(g, subnet_port_idx(g->sn, node, i)))
+				ask(g, subnet_port_idx(g->sn, node, 0), SMP_ATTR_SL2VL,
+				    smp_sl2vl_mod((uint8_t)i, (uint8_t)o), PREQ_SL2VL_GET);
+	}
+}
+
+void prog_program_qos(struct prog *g)
+{
+	static const enum smp_vlarb_block blocks[] = { SMP_VLARB_LOW_0_31, SMP_VLARB_HIGH_0_31 };
+
+	for (uint32_t node = 0; node < g->sn->n_nodes && !g->err; node++)
+		if (subnet_is_switch(g->sn, node))
+			switch_sl2vl(g, node);
+	for (uint32_t pi = 0; pi < g->sn->n_ports && !g->err; pi++) {
+		const struct subnet_port *p = &g->sn->port[pi];
+		bool sw = subnet_is_switch(g->sn, p->node);
+		struct smp_vlarb e[SMP_VLARB_BLOCK];
+
+		if (!qos_port(g, pi) || (sw && p->num == 0))
+			continue;
+		if (!sw) {
+			fold_report(g, pi);
+			ask(g, pi, SMP_ATTR_SL2VL, 0, PREQ_SL2VL_GET);
+		}
+		for (unsigned b = 0; b < 2; b++)
+			if (want_vlarb(g, pi, blocks[b], e))
+				ask(g, pi, SMP_ATTR_VLARB, smp_vlarb_mod(sw ? p->num : 0, blocks[b]),
+				    PREQ_VLARB_GET);
+	}
+}
