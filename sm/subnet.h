@@ -9,7 +9,9 @@
  *   topo_stats.c  counts and checks over a model (loom topo)
  *   disc.c     directed-route discovery: SMPs through mad/txn.c -> model
  *   lid.c      LID manager: assignment; lid_file.c: the guid2lid map and file
- *   prog.c     programming: PortInfo, SwitchInfo, LFT blocks that differ
+ *   prog.c     programming: PortInfo, SwitchInfo, LFT blocks that differ;
+ *              prog_pkey.c P_Key blocks, prog_qos.c SL2VL/VLArb blocks
+ *   pkey.c     partitions -> the P_Key table each port must hold
  *   agent.c    the SM's own agent: SMInfo answers, traps
  *   sweep.c    heavy and light sweeps: discover, LIDs, route, program
  *   loomd.c    the daemon: options, the event loop, systemd
