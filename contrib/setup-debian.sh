@@ -10,7 +10,7 @@ pkgs="build-essential autoconf automake pkg-config python3
 	libibumad-dev libyaml-dev libsystemd-dev libopensm-dev libcmocka-dev
 	ibsim-utils infiniband-diags"
 # Tests: OpenSM (the reference SM and osmtest) and clang with libFuzzer.
-test_pkgs="opensm clang libclang-rt-14-dev"
+test_pkgs="opensm clang libclang-rt-14-dev valgrind"
 
 case "${1:-}" in
 --test) pkgs="$pkgs $test_pkgs" ;;

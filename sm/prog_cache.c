@@ -18,8 +18,10 @@ void prog_cache_free(struct prog_cache *c)
 {
 	if (!c)
 		return;
-	for (uint32_t i = 0; i < c->n; i++)
+	for (uint32_t i = 0; i < c->n; i++) {
 		free(c->e[i].lft);
+		free(c->e[i].known);
+	}
 	free(c->e);
 	itab_free(&c->by_guid);
 	free(c);
