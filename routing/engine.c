@@ -10,6 +10,7 @@
 
 static const struct route_engine *const engines[] = {
 	&route_minhop,
+	&route_updn,
 };
 
 const struct route_engine *route_engine_find(const char *name)

@@ -8,6 +8,8 @@
  *   engine.c   registry of engines; helpers every engine shares (output
  *              tables, the destination list with its LID checks, messages)
  *   minhop.c   min-hop: shortest paths, routes balanced over equal-cost ports
+ *   updn.c     up/down: legal routes go up towards roots, then only down;
+ *              deadlock-free on one VL for any topology
  *   check.c    the route-quality checker (check_cdg.c credit loops, check_msg.c
  *              messages): follows any tables, written apart from the engines
  *   lft_text.c dump_lfts text out; lft_text_read.c: dump_lfts text in
@@ -34,6 +36,10 @@ struct route_opts {
 	 * port's 2^(port.lmc) LIDs (the model is authoritative); a port whose
 	 * LMC exceeds this is a model/config mismatch and an error. */
 	uint8_t lmc;
+	/* updn: the root switches by NodeGUID; none (n_roots 0) finds them. A
+	 * GUID of no node is skipped (said in why); a CA's GUID is -EINVAL. */
+	const uint64_t *roots;
+	uint32_t n_roots;
 };
 
 struct route_stats {
@@ -94,6 +100,7 @@ const struct route_engine *const *route_engine_list(size_t *n);
 
 /* Each engine's ops table, listed in engine.c. */
 extern const struct route_engine route_minhop;
+extern const struct route_engine route_updn;
 
 /* A LID-bearing port: where its LIDs leave the switched fabric. */
 struct route_dest {

@@ -39,6 +39,7 @@
 enum {
 	SET_STATE = 1 << 0, SET_ENGINE = 1 << 1, SET_LMC = 1 << 2, SET_SWEEP = 1 << 3,
 	SET_PRIO = 1 << 4, SET_WIN = 1 << 5, SET_TMO = 1 << 6, SET_RETRY = 1 << 7,
+	SET_ROOTS = 1 << 8,
 };
 
 struct loomd_opts {
@@ -48,6 +49,8 @@ struct loomd_opts {
 	const char *ca, *state_dir, *engine;
 	unsigned port;
 	unsigned lmc;
+	uint64_t roots[256]; /* --root, or the configuration's sm.routing.roots */
+	uint32_t n_roots;
 	unsigned sweep_ms;
 	unsigned priority;
 	bool once;
@@ -83,6 +86,7 @@ static void usage(FILE *f)
 		"  --port N             its port (default: the first usable)\n"
 		"  --routing ENGINE     routing engine (default minhop; see 'loom route --help')\n"
 		"  --lmc N              LMC 0-7: 2^N LIDs per CA port (default 0)\n"
+		"  --root GUID          updn's root switch by NodeGUID, repeatable (default: found)\n"
 		"  --sweep-interval S   seconds between light sweeps (default 10)\n"
 		"  --priority N         SM priority 0-15 (default 0)\n"
 		"  --mad-window N       SMPs in flight (default 16)\n"
@@ -110,12 +114,13 @@ static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, 
 
 static int parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level *lvl)
 {
-	enum { O_ONCE = 256, O_CHECK, O_STATE, O_CA, O_PORT, O_ROUTING, O_LMC, O_SWEEP, O_PRIO,
+	enum { O_ONCE = 256, O_CHECK, O_ROOT, O_STATE, O_CA, O_PORT, O_ROUTING, O_LMC, O_SWEEP, O_PRIO,
 	       O_WIN, O_TMO, O_RETRY };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, O_CHECK },
 		{ "once", no_argument, NULL, O_ONCE },
+		{ "root", required_argument, NULL, O_ROOT },
 		{ "state-dir", required_argument, NULL, O_STATE },
 		{ "ca", required_argument, NULL, O_CA },
 		{ "port", required_argument, NULL, O_PORT },
@@ -138,6 +143,25 @@ static int parse_args(int argc, char **argv, struct loomd_opts *o, enum log_leve
 		case 'c': o->config = optarg; break;
 		case O_CHECK: o->check_config = true; break;
 		case O_ONCE: o->once = true; break;
+		case O_ROOT: {
+			char *end;
+
+			errno = 0;
+			if (o->n_roots == ARRAY_SIZE(o->roots)) {
+				fprintf(stderr, "loomd: --root: at most %zu\n", ARRAY_SIZE(o->roots));
+				r = -EINVAL;
+				break;
+			}
+			o->roots[o->n_roots] = strtoull(optarg, &end, 16);
+			if (errno || *end || !*optarg) {
+				fprintf(stderr, "loomd: --root '%s': not a GUID (0x...)\n", optarg);
+				r = -EINVAL;
+				break;
+			}
+			o->n_roots++;
+			o->set |= SET_ROOTS;
+			break;
+		}
 		case O_STATE: o->state_dir = optarg; o->set |= SET_STATE; break;
 		case O_CA: o->ca = optarg; break;
 		case O_PORT: r = parse_uint("--port", optarg, 1, 254, &o->port); break;
@@ -206,6 +230,9 @@ static int apply_config(struct loomd_opts *o, struct config **keep)
 		o->engine = config_engine_name(sm->routing.engine);
 	if (!(o->set & SET_LMC))
 		o->lmc = sm->routing.lmc;
+	if (!(o->set & SET_ROOTS))
+		for (uint32_t i = 0; i < sm->routing.n_roots && o->n_roots < ARRAY_SIZE(o->roots); i++)
+			o->roots[o->n_roots++] = sm->routing.root[i].guid;
 	if (!(o->set & SET_SWEEP) && sm->sweep_us)
 		o->sweep_ms = (unsigned)(sm->sweep_us / 1000);
 	if (!(o->set & SET_PRIO))
@@ -447,12 +474,21 @@ static int run_daemon(struct loomd *d)
 static int setup(struct loomd *d)
 {
 	struct diag msgs = { .limit = 50 };
-	struct sweep_opts so = { .route.lmc = (uint8_t)d->o.lmc };
+	struct sweep_opts so = { .route = { .lmc = (uint8_t)d->o.lmc, .roots = d->o.roots,
+					    .n_roots = d->o.n_roots } };
 	int r;
 
 	so.engine = route_engine_find(d->o.engine);
 	if (!so.engine) {
-		log_err("routing engine '%s' (--routing or the configuration's sm.routing.engine) is not available; this loomd has: minhop", d->o.engine);
+		size_t n;
+		const struct route_engine *const *e = route_engine_list(&n);
+		char names[128] = "";
+
+		for (size_t i = 0; i < n; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 i ? ", " : "", e[i]->name);
+		log_err("routing engine '%s' (--routing or the configuration's sm.routing.engine) "
+			"is not available; this loomd has: %s", d->o.engine, names);
 		return -EINVAL;
 	}
 	if (mkdir(d->o.state_dir, 0755) < 0 && errno != EEXIST) {

@@ -34,6 +34,8 @@ struct route_args {
 	const char *engine, *guid2lid, *topo, *config;
 	unsigned lmc;
 	bool json, check, canon, pkeys;
+	uint64_t roots[256]; /* --root: updn's root switches */
+	uint32_t n_roots;
 };
 
 static void route_usage(FILE *f)
@@ -43,7 +45,7 @@ static void route_usage(FILE *f)
 
 	fprintf(f,
 		"usage: loom route [--engine E] [--lmc N] [--guid2lid FILE] [--json | --canon]\n"
-		"                  [--check] TOPOFILE\n\n"
+		"                  [--check] [--root GUID]... TOPOFILE\n\n"
 		"Route a fabric without touching it: read TOPOFILE (ibnetdiscover output or\n"
 		"ibsim's form), assign LIDs as loomd does (a port keeps the LID the file\n"
 		"gives it, or the one --guid2lid, loomd's state file, gives it), route with\n"
@@ -57,6 +59,7 @@ static void route_usage(FILE *f)
 		"\n"
 		"  --lmc N          2^N LIDs per CA port, 0-7 (default 0)\n"
 		"  --guid2lid FILE  LIDs from loomd's guid2lid map (read only)\n"
+		"  --root GUID      updn: a root switch by NodeGUID, repeatable (default: found)\n"
 		"  --json           instead of the tables: the route-quality report (pairs,\n"
 		"                   reachability, loops, hops, link load, credit loops,\n"
 		"                   routing time and peak memory)\n"
@@ -77,6 +80,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		{ "guid2lid", required_argument, NULL, 'g' }, { "json", no_argument, NULL, 'j' },
 		{ "check", no_argument, NULL, 'c' },	      { "canon", no_argument, NULL, 'C' },
 		{ "config", required_argument, NULL, 'f' },   { "pkeys", no_argument, NULL, 'p' },
+		{ "root", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },	      {}
 	};
 	char *end;
@@ -91,6 +95,17 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		case 'C': a->canon = true; break;
 		case 'f': a->config = optarg; break;
 		case 'p': a->pkeys = true; break;
+		case 'r':
+			errno = 0;
+			if (a->n_roots < ARRAY_SIZE(a->roots))
+				a->roots[a->n_roots] = strtoull(optarg, &end, 0);
+			if (a->n_roots == ARRAY_SIZE(a->roots) || errno || *end || !*optarg) {
+				fprintf(stderr, "loom route: --root '%s': want a switch NodeGUID "
+					"(at most %zu roots)\n", optarg, ARRAY_SIZE(a->roots));
+				return 1;
+			}
+			a->n_roots++;
+			break;
 		case 'l':
 			errno = 0;
 			a->lmc = (unsigned)strtoul(optarg, &end, 10);
@@ -243,7 +258,8 @@ int cmd_route(int argc, char **argv)
 	if (a.pkeys)
 		return print_pkeys(&a, sn);
 	t0 = now_s();
-	r = e->route(sn, &(struct route_opts){ .lmc = (uint8_t)a.lmc }, &out, &why);
+	r = e->route(sn, &(struct route_opts){ .lmc = (uint8_t)a.lmc, .roots = a.roots,
+						 .n_roots = a.n_roots }, &out, &why);
 	secs = now_s() - t0;
 	if (r < 0) {
 		fprintf(stderr, "loom route: %s: %s cannot route it: %s\n", a.topo, e->name, why.msg);

@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Up/down routing: deadlock-free on one VL for any topology.
+ *
+ * Roots. Given (route_opts.roots, switch NodeGUIDs), or found per connected
+ * piece of the fabric: a switch's height is its hop distance to the nearest
+ * switch with a host (CA or router port) on it. If some switches have no
+ * host, the roots are all the highest switches: the spines of a 2-level fat
+ * tree, the cores of a 3-level one, however wide (OpenSM's rule, one hop
+ * count for over 90% of the hosts, also takes the leaves of trees with 20 or
+ * more leaves, whose own hosts are under 5%). If every switch has a
+ * host (tori, dragonflies, random direct networks), there is no top: the one
+ * root is the switch whose farthest host is nearest (then the least total
+ * hops to all hosts, then the lowest GUID). Several roots must leave every
+ * two host switches a common root above both, or some host pairs would have
+ * no legal route: if they do not (a badly degraded tree), the piece gets one
+ * root instead, its hosts' centre by the same rule. Pieces without a given
+ * root get found ones.
+ *
+ * Up and down. Ranks are hop distances from the nearest root. Switches are
+ * ordered by (rank, GUID, and for duplicate GUIDs model order); a link goes
+ * up towards the switch earlier in that order. The order is total, so the up
+ * links form no cycle, and a route that never goes up after going down (up*
+ * then down*) cannot take part in a credit loop.
+ *
+ * Routes. Per destination switch d two passes over that order give every
+ * switch x its shortest all-down distance dn(x) and its shortest legal
+ * distance lg(x). A switch has one LFT entry per LID whatever way traffic
+ * arrived, so the choices must agree: traffic that came down into x must be
+ * able to go on down. So x goes down (mode D) when an all-down path is a
+ * shortest legal one, and it is forced to go down when a switch above sends
+ * routes down into it. Switches are settled from the largest dn: a D switch
+ * takes the next hops down that are themselves D (or, if there are none, the
+ * ones that cost least to force). The others (mode U) then go up, in rank
+ * order, to the up neighbours with the shortest route as actually chosen.
+ * Among the equal next hops each LID takes the port with the fewest routes
+ * so far, first one no other LID of the same port took (LMC), as min-hop
+ * does. On a fat tree every legal route is a shortest one and no switch is
+ * ever forced.
+ *
+ * Switch-to-switch. With several roots some switches have no legal route to
+ * another switch (one spine to another: down, then up). The IBA wants every
+ * switch to reach every switch's LID, so those entries follow a shortest path
+ * regardless (like OpenSM's connect_roots); they are counted and said in why.
+ * No legal route ever leads into such an entry, and roots found
+ * automatically never leave a host switch without a legal route to a host,
+ * so host-to-host traffic stays up/down: only traffic to a switch's own LID
+ * or from a switch may take them (given roots that break this are said in
+ * why as not deadlock-free).
+ *
+ * Determinism: the result depends on the links, GUIDs, port numbers and LIDs,
+ * never on the order of nodes in the model: destinations go in LID order
+ * (grouped by switch, as min-hop), ties go to the switch order above and to
+ * the lowest port. Cost: per destination switch two passes over the links
+ * and one counting sort, O(switches x (switches + links)); finding the root
+ * of a direct network costs as much again (one BFS per switch).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cleanup.h"
+#include "updn_priv.h"
+
+static void ud_free(struct ud *m)
+{
+	void *p[] = { m->adj_off, m->adj_nbr, m->adj_port, m->load, m->stamp, m->ncas,
+		      m->comp, m->comp_off, m->comp_sw, m->is_root, m->rank, m->ord,
+		      m->by_ord, m->dn, m->lg, m->len, m->dist, m->tmp, m->queue, m->pick,
+		      m->cnt, m->mode, m->forced, m->ncand, m->cand };
+
+	for (size_t i = 0; i < ARRAY_SIZE(p); i++)
+		free(p[i]);
+}
+
+/* The switch at the far end of port num of switch node, or SUBNET_NONE. */
+static uint32_t sw_peer(const struct ud *m, uint32_t node, unsigned num)
+{
+	const struct subnet *sn = m->sn;
+	uint32_t peer = sn->port[subnet_port_idx(sn, node, num)].peer;
+	uint32_t pnode;
+
+	if (peer == SUBNET_NONE)
+		return SUBNET_NONE;
+	pnode = sn->port[peer].node;
+	if (pnode == node || !subnet_is_switch(sn, pnode))
+		return SUBNET_NONE; /* a cable from a switch to itself carries no route */
+	return m->out->sw_index[pnode];
+}
+
+/* Is port num of switch node linked to a host (a CA or router port)? */
+static bool host_port(const struct subnet *sn, uint32_t node, unsigned num)
+{
+	uint32_t peer = sn->port[subnet_port_idx(sn, node, num)].peer;
+
+	return peer != SUBNET_NONE && !subnet_is_switch(sn, sn->port[peer].node);
+}
+
+static int alloc_all(struct ud *m, uint32_t e)
+{
+	size_t n = (size_t)m->n_sw + 2;
+
+	m->adj_nbr = malloc(((size_t)e + 1) * sizeof(uint32_t));
+	m->adj_port = malloc((size_t)e + 1);
+	m->load = calloc((size_t)e + 1, sizeof(uint32_t));
+	m->stamp = calloc((size_t)e + 1, sizeof(uint32_t));
+	m->cand = malloc(((size_t)e + 1) * sizeof(uint32_t));
+	m->comp = malloc(n * sizeof(uint32_t));
+	m->comp_off = calloc(n, sizeof(uint32_t));
+	m->comp_sw = malloc(n * sizeof(uint32_t));
+	m->is_root = calloc(n, 1);
+	m->rank = malloc(n * sizeof(uint32_t));
+	m->ord = malloc(n * sizeof(uint32_t));
+	m->by_ord = malloc(n * sizeof(uint32_t));
+	m->dn = malloc(n * sizeof(uint32_t));
+	m->lg = malloc(n * sizeof(uint32_t));
+	m->len = malloc(n * sizeof(uint32_t));
+	m->dist = malloc(n * sizeof(uint32_t));
+	m->tmp = malloc(n * sizeof(uint32_t));
+	m->queue = malloc(n * sizeof(uint32_t));
+	m->pick = malloc(n * sizeof(uint32_t));
+	m->cnt = malloc(n * sizeof(uint32_t));
+	m->mode = malloc(n);
+	m->forced = malloc(n);
+	m->ncand = malloc(n * sizeof(uint16_t));
+	if (!m->adj_nbr || !m->adj_port || !m->load || !m->stamp || !m->cand || !m->comp ||
+	    !m->comp_off || !m->comp_sw || !m->is_root || !m->rank || !m->ord || !m->by_ord ||
+	    !m->dn || !m->lg || !m->len || !m->dist || !m->tmp || !m->queue || !m->pick ||
+	    !m->cnt || !m->mode || !m->forced || !m->ncand)
+		return -ENOMEM;
+	memset(m->dist, 0xff, n * sizeof(uint32_t));
+	memset(m->tmp, 0xff, n * sizeof(uint32_t));
+	return 0;
+}
+
+static int build_adj(struct ud *m)
+{
+	const struct subnet *sn = m->sn;
+	uint32_t e = 0;
+	int r;
+
+	m->adj_off = calloc((size_t)m->n_sw + 1, sizeof(*m->adj_off));
+	m->ncas = calloc((size_t)m->n_sw + 1, sizeof(*m->ncas));
+	if (!m->adj_off || !m->ncas)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < m->n_sw; s++) {
+		uint32_t node = m->out->sw_node[s];
+
+		m->adj_off[s] = e;
+		for (unsigned p = 1; p <= sn->node[node].nports; p++)
+			e += sw_peer(m, node, p) != SUBNET_NONE;
+	}
+	m->adj_off[m->n_sw] = e;
+	r = alloc_all(m, e);
+	if (r < 0)
+		return r;
+	e = 0;
+	for (uint32_t s = 0; s < m->n_sw; s++) {
+		uint32_t node = m->out->sw_node[s];
+
+		for (unsigned p = 1; p <= sn->node[node].nports; p++) {
+			uint32_t nbr = sw_peer(m, node, p);
+
+			m->ncas[s] += host_port(sn, node, p);
+			if (nbr == SUBNET_NONE)
+				continue;
+			m->adj_nbr[e] = nbr;
+			m->adj_port[e++] = (uint8_t)p;
+		}
+	}
+	return 0;
+}
+
+/* Is y, a neighbour of x, the next hop of an all-down path from x? */
+static bool down_next(const struct ud *m, uint32_t x, uint32_t y)
+{
+	return m->ord[y] > m->ord[x] && m->dn[y] != INF && m->dn[y] + 1 == m->dn[x];
+}
+
+/* Shortest all-down (dn) and legal (lg) distances of every switch to d. */
+static void dest_dist(struct ud *m, uint32_t d)
+{
+	for (uint32_t p = m->n_sw; p-- > 0;) {
+		uint32_t x = m->by_ord[p], best = x == d ? 0 : INF;
+
+		for (uint32_t e = m->adj_off[x]; e < m->adj_off[x + 1] && x != d; e++) {
+			uint32_t y = m->adj_nbr[e];
+
+			if (m->ord[y] > p && m->dn[y] != INF && m->dn[y] + 1 < best)
+				best = m->dn[y] + 1;
+		}
+		m->dn[x] = best;
+	}
+	for (uint32_t p = 0; p < m->n_sw; p++) {
+		uint32_t x = m->by_ord[p], best = m->dn[x];
+
+		for (uint32_t e = m->adj_off[x]; e < m->adj_off[x + 1]; e++) {
+			uint32_t y = m->adj_nbr[e];
+
+			if (m->ord[y] < p && m->lg[y] != INF && m->lg[y] + 1 < best)
+				best = m->lg[y] + 1;
+		}
+		m->lg[x] = best;
+	}
+}
+
+/*
+ * x goes down: its next hops are the down neighbours one step closer that go
+ * down themselves (an all-down path is their shortest, or a switch above
+ * forced them), else those that cost least to force, and they are forced.
+ */
+static void down_pick(struct ud *m, uint32_t x)
+{
+	uint32_t good = 0, pen = INF, *c = m->cand + m->adj_off[x];
+
+	m->mode[x] = M_DOWN;
+	for (uint32_t e = m->adj_off[x]; e < m->adj_off[x + 1]; e++) {
+		uint32_t y = m->adj_nbr[e];
+
+		if (!down_next(m, x, y))
+			continue;
+		if (m->forced[y] || m->dn[y] == m->lg[y])
+			good++;
+		else if (m->dn[y] - m->lg[y] < pen)
+			pen = m->dn[y] - m->lg[y];
+	}
+	for (uint32_t e = m->adj_off[x]; e < m->adj_off[x + 1]; e++) {
+		uint32_t y = m->adj_nbr[e];
+		bool ok;
+
+		if (!down_next(m, x, y))
+			continue;
+		ok = m->forced[y] || m->dn[y] == m->lg[y];
+		if (good ? !ok : m->dn[y] - m->lg[y] != pen)
+			continue;
+		m->forced[y] = 1;
+		c[m->ncand[x]++] = e;
+	}
+}
+
+/* Settle the switches that go down, from the farthest (largest dn) in. */
+static void dest_down(struct ud *m, uint32_t d)
+{
+	uint32_t maxd = 0, off = 0;
+
+	for (uint32_t x = 0; x < m->n_sw; x++) {
+		m->mode[x] = M_NONE;
+		m->forced[x] = 0;
+		m->ncand[x] = 0;
+		if (m->dn[x] != INF && m->dn[x] > maxd)
+			maxd = m->dn[x];
+	}
+	memset(m->cnt, 0, ((size_t)maxd + 1) * sizeof(*m->cnt));
+	for (uint32_t x = 0; x < m->n_sw; x++)
+		if (m->dn[x] != INF)
+			m->cnt[m->dn[x]]++;
+	for (uint32_t v = maxd + 1; v-- > 0;) {
+		uint32_t k = m->cnt[v];
+
+		m->cnt[v] = off;
+		off += k;
+	}
+	/* Counting sort by dn, largest first; up order within one distance. */
+	for (uint32_t p = 0; p < m->n_sw; p++) {
+		uint32_t x = m->by_ord[p];
+
+		if (m->dn[x] != INF)
+			m->queue[m->cnt[m->dn[x]]++] = x;
+	}
+	for (uint32_t i = 0; i < off; i++) {
+		uint32_t x = m->queue[i];
+
+		if (x != d && (m->forced[x] || m->dn[x] == m->lg[x]))
+			down_pick(m, x);
+	}
+}
+
+/* The others go up, to the up neighbours whose chosen route is shortest. */
+static void dest_up(struct ud *m, uint32_t d)
+{
+	for (uint32_t p = 0; p < m->n_sw; p++) {
+		uint32_t x = m->by_ord[p], best = INF, *c = m->cand + m->adj_off[x];
+
+		if (x == d || m->mode[x] == M_DOWN) {
+			m->len[x] = m->dn[x];
+			continue;
+		}
+		m->len[x] = INF;
+		if (m->lg[x] == INF)
+			continue;
+		for (uint32_t e = m->adj_off[x]; e < m->adj_off[x + 1]; e++)
+			if (m->ord[m->adj_nbr[e]] < p && m->len[m->adj_nbr[e]] < best)
+				best = m->len[m->adj_nbr[e]];
+		if (best == INF)
+			continue;
+		for (uint32_t e = m->adj_off[x]; e < m->adj_off[x + 1]; e++)
+			if (m->ord[m->adj_nbr[e]] < p && m->len[m->adj_nbr[e]] == best)
+				c[m->ncand[x]++] = e;
+		m->mode[x] = M_UP;
+		m->len[x] = best + 1;
+	}
+}
+
+/* Switches of d's piece with no legal route: a shortest path, said in why. */
+static void dest_detour(struct ud *m, uint32_t d)
+{
+	const uint32_t *mem = m->comp_sw + m->comp_off[m->comp[d]];
+	uint32_t n = m->comp_off[m->comp[d] + 1] - m->comp_off[m->comp[d]], need = 0, reached;
+
+	for (uint32_t i = 0; i < n; i++)
+		need += mem[i] != d && !m->ncand[mem[i]];
+	if (!need)
+		return;
+	m->queue[0] = d;
+	reached = updn_bfs(m, 1, m->tmp);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t x = mem[i], *c = m->cand + m->adj_off[x];
+
+		if (x == d || m->ncand[x])
+			continue;
+		m->mode[x] = M_DETOUR;
+		for (uint32_t e = m->adj_off[x]; e < m->adj_off[x + 1]; e++)
+			if (m->tmp[m->adj_nbr[e]] + 1 == m->tmp[x])
+				c[m->ncand[x]++] = e;
+	}
+	updn_bfs_reset(m, reached, m->tmp);
+}
+
+/*
+ * Switch s's egress for one LID of destination tag: among the candidates,
+ * first one that no other LID of this destination took, then the least
+ * loaded; candidates are in port order, so a tie goes to the lowest port.
+ */
+static uint8_t pick(struct ud *m, uint32_t s, uint32_t tag)
+{
+	const uint32_t *c = m->cand + m->adj_off[s];
+	uint32_t best = c[0];
+	uint64_t best_key = (uint64_t)(m->stamp[best] == tag) << 32 | m->load[best];
+
+	for (uint32_t i = 1; i < m->ncand[s]; i++) {
+		uint64_t key = (uint64_t)(m->stamp[c[i]] == tag) << 32 | m->load[c[i]];
+
+		if (key < best_key) {
+			best = c[i];
+			best_key = key;
+		}
+	}
+	m->load[best]++;
+	m->stamp[best] = tag;
+	return m->adj_port[best];
+}
+
+/* Every LID of destinations order[from..to-1], all on switch dst. */
+static void route_group(struct ud *m, const struct route_dest *d, const uint32_t *order,
+			uint32_t from, uint32_t to, uint32_t dst)
+{
+	struct route_stats *st = &m->out->stats;
+	uint32_t reach = 0, det = 0, hdet = 0;
+
+	for (uint32_t s = 0; s < m->n_sw; s++) {
+		uint8_t *row = route_lft(m->out, s);
+
+		if (s != dst && !m->ncand[s])
+			continue;
+		reach++;
+		det += m->mode[s] == M_DETOUR;
+		hdet += m->mode[s] == M_DETOUR && m->ncas[s];
+		for (uint32_t i = from; i < to; i++) {
+			const struct route_dest *cur = &d[order[i]];
+
+			for (uint32_t l = cur->lid; l < (uint32_t)cur->lid + cur->nlids; l++)
+				row[l] = s == dst ? cur->sw_port : pick(m, s, order[i] + 1);
+		}
+	}
+	for (uint32_t i = from; i < to; i++) {
+		const struct route_dest *cur = &d[order[i]];
+
+		st->routes += (uint64_t)reach * cur->nlids;
+		st->unreach += (uint64_t)(m->n_sw - reach) * cur->nlids;
+		if (reach < m->n_sw)
+			st->unreach_lids += cur->nlids;
+		m->detours += (uint64_t)det * cur->nlids;
+		if (cur->sw_port)
+			m->host_detours += (uint64_t)hdet * cur->nlids;
+	}
+}
+
+/*
+ * Destinations grouped by their switch, LID order within one, the groups in
+ * the order of their lowest LID (LIDs are stable; node order is discovery
+ * order). order[] gets the destination numbers; returns how many.
+ */
+static int group_by_switch(const struct ud *m, const struct route_dest *d, uint32_t n,
+			   uint32_t *order)
+{
+	_cleanup_free_ uint32_t *start = calloc((size_t)m->n_sw + 2, sizeof(*start));
+	_cleanup_free_ uint32_t *first = malloc(((size_t)m->n_sw + 1) * sizeof(*first));
+	_cleanup_free_ uint32_t *by_sw = malloc(((size_t)n + 1) * sizeof(*by_sw));
+	uint32_t k = 0;
+
+	if (!start || !first || !by_sw)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < m->n_sw; s++)
+		first[s] = UINT32_MAX;
+	for (uint32_t i = 0; i < n; i++)
+		if (d[i].sw != SUBNET_NONE) {
+			start[d[i].sw + 2]++;
+			if (first[d[i].sw] == UINT32_MAX)
+				first[d[i].sw] = i;
+		}
+	for (uint32_t s = 0; s < m->n_sw; s++)
+		start[s + 2] += start[s + 1];
+	for (uint32_t i = 0; i < n; i++)
+		if (d[i].sw != SUBNET_NONE)
+			by_sw[start[d[i].sw + 1]++] = i;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = d[i].sw;
+
+		if (s == SUBNET_NONE || first[s] != i)
+			continue;
+		for (uint32_t j = start[s]; j < start[s + 1]; j++)
+			order[k++] = by_sw[j];
+	}
+	return (int)k;
+}
+
+static int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct route_why *why)
+{
+	_cleanup_free_ uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
+	int cnt, r;
+
+	if (!order)
+		return -ENOMEM;
+	r = build_adj(m);
+	if (r < 0)
+		return r;
+	r = updn_roots(m, why);
+	if (r < 0)
+		return r;
+	cnt = group_by_switch(m, d, n, order);
+	if (cnt < 0)
+		return cnt;
+	for (uint32_t i = 0, j; i < (uint32_t)cnt; i = j) {
+		uint32_t sw = d[order[i]].sw;
+
+		for (j = i + 1; j < (uint32_t)cnt && d[order[j]].sw == sw; j++)
+			;
+		dest_dist(m, sw);
+		dest_down(m, sw);
+		dest_up(m, sw);
+		dest_detour(m, sw);
+		route_group(m, d, order, i, j, sw);
+	}
+	/* Ports on no switch (unlinked, or CA to CA): no switch reaches them. */
+	for (uint32_t i = 0; i < n; i++) {
+		if (d[i].sw != SUBNET_NONE || !m->n_sw)
+			continue;
+		m->out->stats.unreach += (uint64_t)m->n_sw * d[i].nlids;
+		m->out->stats.unreach_lids += d[i].nlids;
+	}
+	return 0;
+}
+
+static void say(const struct ud *m, struct route_why *why)
+{
+	const struct route_stats *st = &m->out->stats;
+	char buf[sizeof(why->msg)];
+	size_t k;
+
+	if (st->unreach_lids)
+		k = (size_t)snprintf(buf, sizeof(buf), "%u of %u LIDs cannot be reached from every "
+				     "switch (%llu switch-LID pairs dropped): the fabric is in pieces; ",
+				     st->unreach_lids, st->dest_lids,
+				     (unsigned long long)st->unreach);
+	else
+		k = (size_t)snprintf(buf, sizeof(buf), "routed %u LIDs on %u switches; ",
+				     st->dest_lids, m->n_sw);
+	if (k < sizeof(buf) && m->host_detours)
+		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "NOT deadlock-free: %llu "
+				      "(host switch, host LID) entries have no up/down route; ",
+				      (unsigned long long)m->host_detours);
+	if (k < sizeof(buf))
+		k += (size_t)updn_say_roots(m, buf + k, sizeof(buf) - k);
+	if (k < sizeof(buf) && m->missing)
+		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "; %u given root GUIDs are "
+				      "not in the fabric", m->missing);
+	if (k < sizeof(buf) && m->detours)
+		snprintf(buf + k, sizeof(buf) - k, "; %llu (switch, LID) entries have no up/down "
+			 "route: a shortest path, for traffic to or from switches",
+			 (unsigned long long)m->detours);
+	route_why_set(why, "%s", buf);
+}
+
+static int updn_route(const struct subnet *sn, const struct route_opts *o, struct route_out *out,
+		      struct route_why *why)
+{
+	struct route_out res = { 0 };
+	_cleanup_free_ struct route_dest *d = NULL;
+	struct ud m = { .sn = sn, .o = o, .out = &res };
+	uint32_t n = 0;
+	int r;
+
+	r = route_out_init(sn, o, &res, &d, &n, why);
+	if (r < 0)
+		return r;
+	m.n_sw = res.n_sw;
+	r = updn_run(&m, d, n, why);
+	if (r >= 0)
+		say(&m, why);
+	ud_free(&m);
+	if (r < 0) {
+		if (r == -ENOMEM)
+			route_why_set(why, "out of memory routing %u switches", res.n_sw);
+		route_out_free(&res);
+		return r;
+	}
+	*out = res;
+	return 0;
+}
+
+const struct route_engine route_updn = {
+	.name = "updn",
+	.route = updn_route,
+};

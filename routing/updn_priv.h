@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_UPDN_PRIV_H
+#define LOOM_UPDN_PRIV_H
+
+/*
+ * The up/down engine's state, shared by updn.c (routes) and updn_roots.c
+ * (roots, ranks and the up order). Switches are numbered as in route_out.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "route.h"
+
+#define INF UINT32_MAX
+
+enum { M_NONE, M_DOWN, M_UP, M_DETOUR };
+enum { R_NONE, R_GIVEN, R_TOP, R_CENTRE, R_ONE, R_NOHOST }; /* how roots were chosen */
+
+struct ud {
+	const struct subnet *sn;
+	const struct route_opts *o;
+	struct route_out *out;
+	uint32_t n_sw;
+	/* Switch-to-switch links, edges of s at adj_off[s]..adj_off[s+1]-1 in
+	 * port order; one edge per cable end, so parallel cables are separate. */
+	uint32_t *adj_off, *adj_nbr;
+	uint8_t *adj_port;
+	uint32_t *load, *stamp; /* [edge] routes assigned, last destination tag */
+	uint32_t *ncas;         /* [sw] host ports linked to it */
+	uint32_t *comp, *comp_off, *comp_sw, n_comp; /* pieces and their switches */
+	uint8_t *is_root;
+	uint32_t *rank, *ord, *by_ord; /* ord: place in the up order; by_ord: inverse */
+	/* Per destination switch. dist and tmp are all INF between uses. */
+	uint32_t *dn, *lg, *len, *dist, *tmp, *queue, *pick, *cnt;
+	uint8_t *mode, *forced;
+	uint16_t *ncand;
+	uint32_t *cand; /* [edge] candidates of s at cand[adj_off[s]..], port order */
+	/* what why says */
+	uint32_t missing, note_sw, note_comp, note_rule, note_h, note_node;
+	uint64_t detours, host_detours;
+};
+
+
+static inline uint64_t ud_guid(const struct ud *m, uint32_t s)
+{
+	return m->sn->node[m->out->sw_node[s]].guid;
+}
+
+/*
+ * BFS from the n_src switches the caller put in queue[], into dist (all INF
+ * on entry). Returns how many switches it reached: queue[0..ret-1], which
+ * updn_bfs_reset() sets back to INF.
+ */
+uint32_t updn_bfs(struct ud *m, uint32_t n_src, uint32_t *dist);
+void updn_bfs_reset(struct ud *m, uint32_t reached, uint32_t *dist);
+
+/*
+ * Roots for every connected piece (given, else found), ranks and the up
+ * order (ord, by_ord). -EINVAL with why for a given root that is no switch,
+ * -ENOMEM.
+ */
+int updn_roots(struct ud *m, struct route_why *why);
+/* How the roots came about, for why: snprintf's return. */
+int updn_say_roots(const struct ud *m, char *buf, size_t len);
+
+#endif

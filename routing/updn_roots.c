@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Up/down roots, ranks and the up order (see updn.c for the rules): roots
+ * given or found per connected piece, the coverage check that makes several
+ * found roots fall back to one, BFS ranks, and the order (rank, GUID, model
+ * order) whose earlier end of every link is its upper end.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cleanup.h"
+#include "updn_priv.h"
+
+uint32_t updn_bfs(struct ud *m, uint32_t n_src, uint32_t *dist)
+{
+	uint32_t head = 0, tail = n_src;
+
+	for (uint32_t i = 0; i < n_src; i++)
+		dist[m->queue[i]] = 0;
+	while (head < tail) {
+		uint32_t s = m->queue[head++];
+
+		for (uint32_t e = m->adj_off[s]; e < m->adj_off[s + 1]; e++) {
+			uint32_t y = m->adj_nbr[e];
+
+			if (dist[y] != INF)
+				continue;
+			dist[y] = dist[s] + 1;
+			m->queue[tail++] = y;
+		}
+	}
+	return tail;
+}
+
+void updn_bfs_reset(struct ud *m, uint32_t reached, uint32_t *dist)
+{
+	for (uint32_t i = 0; i < reached; i++)
+		dist[m->queue[i]] = INF;
+}
+
+/* Connected pieces; comp_sw lists each piece's switches, comp_off[c] where. */
+static void components(struct ud *m)
+{
+	uint32_t k = 0;
+
+	for (uint32_t s = 0; s < m->n_sw; s++)
+		m->comp[s] = INF;
+	for (uint32_t s = 0; s < m->n_sw; s++) {
+		uint32_t n;
+
+		if (m->comp[s] != INF)
+			continue;
+		m->queue[0] = s;
+		n = updn_bfs(m, 1, m->dist);
+		m->comp_off[m->n_comp] = k;
+		for (uint32_t i = 0; i < n; i++) {
+			m->comp[m->queue[i]] = m->n_comp;
+			m->comp_sw[k++] = m->queue[i];
+		}
+		updn_bfs_reset(m, n, m->dist);
+		m->n_comp++;
+	}
+	m->comp_off[m->n_comp] = k;
+}
+
+/* Does switch a come before b when GUIDs decide (model order for duplicates)? */
+static bool guid_before(const struct ud *m, uint32_t a, uint32_t b)
+{
+	uint64_t ga = ud_guid(m, a), gb = ud_guid(m, b);
+
+	return ga != gb ? ga < gb : a < b;
+}
+
+/*
+ * Of the n switches in pick[], the one whose farthest host is nearest, then
+ * with the fewest hops to all hosts, then the lowest GUID.
+ */
+static uint32_t centre(struct ud *m, uint32_t n)
+{
+	uint32_t best = INF, best_ecc = INF;
+	uint64_t best_sum = UINT64_MAX;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = m->pick[i], ecc = 0, reached;
+		uint64_t sum = 0;
+
+		m->queue[0] = c;
+		reached = updn_bfs(m, 1, m->dist);
+		for (uint32_t j = 0; j < reached; j++) {
+			uint32_t t = m->queue[j];
+
+			if (!m->ncas[t])
+				continue;
+			ecc = m->dist[t] > ecc ? m->dist[t] : ecc;
+			sum += (uint64_t)m->ncas[t] * m->dist[t];
+		}
+		updn_bfs_reset(m, reached, m->dist);
+		if (best == INF || ecc < best_ecc || (ecc == best_ecc && sum < best_sum) ||
+		    (ecc == best_ecc && sum == best_sum && guid_before(m, c, best))) {
+			best = c;
+			best_ecc = ecc;
+			best_sum = sum;
+		}
+	}
+	return best;
+}
+
+/* Note how piece c got its roots, for why: the largest piece's story is told. */
+static void note(struct ud *m, uint32_t c, uint32_t rule, uint32_t h, uint32_t sw)
+{
+	uint32_t size = m->comp_off[c + 1] - m->comp_off[c];
+
+	if (size <= m->note_sw && c != m->note_comp)
+		return;
+	m->note_sw = size;
+	m->note_comp = c;
+	m->note_rule = rule;
+	m->note_h = h;
+	m->note_node = sw == INF ? INF : m->out->sw_node[sw];
+}
+
+/* Find roots for piece c: the highest switches, or the hosts' centre. How many. */
+static uint32_t roots_auto(struct ud *m, uint32_t c)
+{
+	const uint32_t *mem = m->comp_sw + m->comp_off[c];
+	uint32_t n = m->comp_off[c + 1] - m->comp_off[c], nsrc = 0, hmax = 0, k = 0;
+	uint32_t reached;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (m->ncas[mem[i]])
+			m->queue[nsrc++] = mem[i];
+	if (!nsrc) {
+		uint32_t r = mem[0];
+
+		for (uint32_t i = 1; i < n; i++)
+			r = guid_before(m, mem[i], r) ? mem[i] : r;
+		m->is_root[r] = 1;
+		note(m, c, R_NOHOST, 0, r);
+		return 1;
+	}
+	reached = updn_bfs(m, nsrc, m->dist);
+	for (uint32_t i = 0; i < n; i++)
+		hmax = m->dist[mem[i]] > hmax ? m->dist[mem[i]] : hmax;
+	for (uint32_t i = 0; i < n; i++)
+		if (m->dist[mem[i]] == hmax)
+			m->pick[k++] = mem[i];
+	updn_bfs_reset(m, reached, m->dist);
+	if (hmax) {
+		for (uint32_t i = 0; i < k; i++)
+			m->is_root[m->pick[i]] = 1;
+		note(m, c, R_TOP, hmax, INF);
+		return k;
+	}
+	k = centre(m, k);
+	m->is_root[k] = 1;
+	note(m, c, R_CENTRE, 0, k);
+	return 1;
+}
+
+static int key_cmp(const void *pa, const void *pb)
+{
+	const uint64_t *a = pa, *b = pb; /* rank, GUID, switch number */
+
+	for (int i = 0; i < 3; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
+/* Ranks from the roots, and the up order: (rank, GUID, model order). */
+static int make_order(struct ud *m)
+{
+	_cleanup_free_ uint64_t *key = malloc(((size_t)m->n_sw + 1) * 3 * sizeof(*key));
+	uint32_t n = 0;
+
+	if (!key)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < m->n_sw; s++) {
+		m->rank[s] = INF;
+		if (m->is_root[s])
+			m->queue[n++] = s;
+	}
+	updn_bfs(m, n, m->rank);
+	for (uint32_t s = 0; s < m->n_sw; s++) {
+		key[3 * s] = m->rank[s];
+		key[3 * s + 1] = ud_guid(m, s);
+		key[3 * s + 2] = s;
+	}
+	qsort(key, m->n_sw, 3 * sizeof(*key), key_cmp);
+	for (uint32_t p = 0; p < m->n_sw; p++) {
+		m->by_ord[p] = (uint32_t)key[3 * p + 2];
+		m->ord[m->by_ord[p]] = p;
+	}
+	return 0;
+}
+
+static int u64_cmp(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Take the given roots; -EINVAL if one is not a switch. given[c]: piece c has one. */
+static int roots_given(struct ud *m, uint8_t *given, struct route_why *why)
+{
+	const struct subnet *sn = m->sn;
+	uint32_t n = m->o->n_roots;
+	_cleanup_free_ uint64_t *g = malloc(((size_t)n + 1) * sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	if (n)
+		memcpy(g, m->o->roots, n * sizeof(*g));
+	qsort(g, n, sizeof(*g), u64_cmp);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t node = subnet_find_guid(sn, g[i]);
+
+		if (i && g[i] == g[i - 1])
+			continue;
+		if (node == SUBNET_NONE) {
+			m->missing++;
+			continue;
+		}
+		if (!subnet_is_switch(sn, node)) {
+			route_why_set(why, "root 0x%016llx is %s \"%s\", not a switch",
+				      (unsigned long long)g[i],
+				      subnet_type_name((enum node_type)sn->node[node].type),
+				      subnet_str(sn, sn->node[node].name));
+			return -EINVAL;
+		}
+	}
+	for (uint32_t s = 0; s < m->n_sw; s++) {
+		uint64_t key = ud_guid(m, s);
+
+		if (!n || !bsearch(&key, g, n, sizeof(*g), u64_cmp))
+			continue;
+		m->is_root[s] = 1;
+		if (!given[m->comp[s]])
+			note(m, m->comp[s], R_GIVEN, 0, s);
+		given[m->comp[s]] = 1;
+	}
+	return 0;
+}
+
+static bool intersect(const uint64_t *a, const uint64_t *b, uint32_t w)
+{
+	for (uint32_t k = 0; k < w; k++)
+		if (a[k] & b[k])
+			return true;
+	return false;
+}
+
+/*
+ * Do the roots of piece c leave every two host switches a root that both
+ * can go up to? Sets of roots above each switch, as bitmaps, in up order.
+ * 1 yes, 0 no, -ENOMEM.
+ */
+static int covered(struct ud *m, uint32_t c)
+{
+	const uint32_t *mem = m->comp_sw + m->comp_off[c];
+	uint32_t n = m->comp_off[c + 1] - m->comp_off[c], nr = 0, w, nh = 0;
+	_cleanup_free_ uint64_t *bits = NULL, *all = NULL;
+	bool ok = false;
+
+	for (uint32_t i = 0; i < n; i++) {
+		m->tmp[mem[i]] = i;
+		if (m->is_root[mem[i]])
+			m->len[mem[i]] = nr++;
+	}
+	w = (nr + 63) / 64;
+	bits = calloc((size_t)n * w, sizeof(*bits));
+	all = malloc((size_t)w * sizeof(*all));
+	if (!bits || !all)
+		goto out;
+	memset(all, 0xff, (size_t)w * sizeof(*all));
+	for (uint32_t p = 0; p < m->n_sw; p++) {
+		uint32_t x = m->by_ord[p];
+		uint64_t *bx = bits + (size_t)m->tmp[x] * w;
+
+		if (m->comp[x] != c)
+			continue;
+		if (m->is_root[x])
+			bx[m->len[x] / 64] |= 1ull << (m->len[x] % 64);
+		for (uint32_t e = m->adj_off[x]; e < m->adj_off[x + 1]; e++)
+			if (m->ord[m->adj_nbr[e]] < p)
+				for (uint32_t k = 0; k < w; k++)
+					bx[k] |= bits[(size_t)m->tmp[m->adj_nbr[e]] * w + k];
+		if (m->ncas[x]) {
+			m->pick[nh++] = m->tmp[x];
+			for (uint32_t k = 0; k < w; k++)
+				all[k] &= bx[k];
+		}
+	}
+	for (uint32_t k = 0; k < w; k++)
+		ok |= all[k] != 0;
+	/* No root above all of them: then every pair must share one. */
+	for (uint32_t i = 0, j; i < nh && !ok; i++) {
+		for (j = i + 1; j < nh && intersect(bits + (size_t)m->pick[i] * w,
+						    bits + (size_t)m->pick[j] * w, w); j++)
+			;
+		if (j < nh)
+			break;
+		ok = i + 1 == nh;
+	}
+	ok = ok || nh < 2;
+out:
+	for (uint32_t i = 0; i < n; i++)
+		m->tmp[mem[i]] = INF;
+	if (!bits || !all)
+		return -ENOMEM;
+	return ok;
+}
+
+int updn_roots(struct ud *m, struct route_why *why)
+{
+	_cleanup_free_ uint8_t *kind = NULL; /* per piece: 1 given, 2 found, several */
+	bool redo = false;
+	int r;
+
+	components(m);
+	kind = calloc((size_t)m->n_comp + 1, 1);
+	if (!kind)
+		return -ENOMEM;
+	r = roots_given(m, kind, why);
+	if (r < 0)
+		return r;
+	for (uint32_t c = 0; c < m->n_comp; c++)
+		if (!kind[c] && roots_auto(m, c) > 1)
+			kind[c] = 2;
+	r = make_order(m);
+	for (uint32_t c = 0; c < m->n_comp && r >= 0; c++) {
+		const uint32_t *mem = m->comp_sw + m->comp_off[c];
+		uint32_t n = m->comp_off[c + 1] - m->comp_off[c], k = 0, one;
+
+		if (kind[c] != 2 || (r = covered(m, c)) != 0)
+			continue;
+		for (uint32_t i = 0; i < n; i++) {
+			k += m->is_root[mem[i]];
+			m->is_root[mem[i]] = 0;
+			m->pick[i] = mem[i];
+		}
+		one = centre(m, n);
+		m->is_root[one] = 1;
+		note(m, c, R_ONE, k, one);
+		redo = true;
+	}
+	if (r >= 0 && redo)
+		r = make_order(m);
+	return r < 0 ? r : 0;
+}
+
+int updn_say_roots(const struct ud *m, char *buf, size_t len)
+{
+	const char *name = m->note_node == INF ? "" :
+			   subnet_str(m->sn, m->sn->node[m->note_node].name);
+	uint32_t n = 0;
+
+	if (m->note_rule == R_NONE)
+		return snprintf(buf, len, "no switches, no up/down roots");
+	for (uint32_t i = m->comp_off[m->note_comp]; i < m->comp_off[m->note_comp + 1]; i++)
+		n += m->is_root[m->comp_sw[i]];
+	switch (m->note_rule) {
+	case R_GIVEN:
+		return snprintf(buf, len, "up/down roots: %u given", n);
+	case R_TOP:
+		return snprintf(buf, len, "up/down roots: %u found, the switches %u hop%s from "
+				"the nearest host's switch", n, m->note_h, m->note_h == 1 ? "" : "s");
+	case R_CENTRE:
+		return snprintf(buf, len, "up/down root: \"%s\" found, the hosts' centre", name);
+	case R_ONE:
+		return snprintf(buf, len, "up/down root: \"%s\" found, the hosts' centre (the "
+				"%u highest switches leave host pairs without a common root)",
+				name, m->note_h);
+	default:
+		return snprintf(buf, len, "up/down root: \"%s\" (no hosts)", name);
+	}
+}
