@@ -33,7 +33,7 @@
 struct route_args {
 	const char *engine, *guid2lid, *topo, *config;
 	unsigned lmc;
-	bool json, check, canon, pkeys;
+	bool json, check, canon, pkeys, qos;
 	uint64_t roots[256]; /* --root: updn's root switches */
 	uint32_t n_roots;
 };
@@ -68,7 +68,10 @@ static void route_usage(FILE *f)
 		"                   channel dependencies have a cycle (credit loop)\n"
 		"  --config FILE    loom.yaml: its routing options are the defaults here\n"
 		"  --pkeys          instead of the tables: the P_Key table every port would\n"
-		"                   get from --config's partitions (smpquery pkeys order)\n\n"
+		"                   get from --config's partitions (smpquery pkeys order)\n"
+		"  --qos            instead of the tables: the QoS settings every port would\n"
+		"                   get from --config (VLs, SL2VL, VLArb high and low); a port\n"
+		"                   running fewer VLs than asked folds the mapping into them\n\n"
 		"Exit status: 0 routed (and, with --check, clean), 1 --check found problems or\n"
 		"misuse, 2 the topology cannot be read or routed.\n");
 }
@@ -80,6 +83,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		{ "guid2lid", required_argument, NULL, 'g' }, { "json", no_argument, NULL, 'j' },
 		{ "check", no_argument, NULL, 'c' },	      { "canon", no_argument, NULL, 'C' },
 		{ "config", required_argument, NULL, 'f' },   { "pkeys", no_argument, NULL, 'p' },
+		{ "qos", no_argument, NULL, 'q' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },	      {}
 	};
@@ -95,6 +99,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		case 'C': a->canon = true; break;
 		case 'f': a->config = optarg; break;
 		case 'p': a->pkeys = true; break;
+		case 'q': a->qos = true; break;
 		case 'r':
 			errno = 0;
 			if (a->n_roots < ARRAY_SIZE(a->roots))
@@ -119,7 +124,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		default: route_usage(stderr); return 1;
 		}
 	}
-	if (optind != argc - 1 || (a->json && a->canon) || (a->pkeys && !a->config)) {
+	if (optind != argc - 1 || (a->json && a->canon) || ((a->pkeys || a->qos) && !a->config) || (a->pkeys && a->qos)) {
 		route_usage(stderr);
 		return 1;
 	}
@@ -190,6 +195,60 @@ static void print_json(const struct route_args *a, const struct subnet *sn,
 	printf("}\n");
 }
 
+static int load_config(const struct route_args *a, struct config **c)
+{
+	struct diag d = { 0 };
+	int r;
+
+	r = config_load_file(a->config, true, c, &d);
+	diag_print(&d, stderr);
+	diag_free(&d);
+	if (r < 0) {
+		fprintf(stderr, "loom route: %s: %s; nothing shown\n", a->config,
+			r == -EINVAL ? "invalid configuration" : strerror(-r));
+		return 2;
+	}
+	return 0;
+}
+
+/* --qos: per port that carries data, its class's settings (loomd caps VLs at what both ends can). */
+static int print_qos(const struct route_args *a, const struct subnet *sn)
+{
+	_cleanup_(config_freep) struct config *c = NULL;
+
+	if (load_config(a, &c))
+		return 2;
+	for (uint32_t p = 0; p < sn->n_ports; p++) {
+		const struct subnet_port *sp = &sn->port[p];
+		const struct subnet_node *n = &sn->node[sp->node];
+		enum config_port_class k;
+		const struct config_qos_class *q;
+
+		if (n->type == NODE_SWITCH)
+			k = sp->num ? CONFIG_CLASS_SWITCH_EXTERNAL : CONFIG_CLASS_SWITCH_PORT0;
+		else
+			k = n->type == NODE_ROUTER ? CONFIG_CLASS_ROUTER : CONFIG_CLASS_CA;
+		if (sp->num && sp->peer == SUBNET_NONE)
+			continue;
+		if (n->type != NODE_SWITCH && !sp->num)
+			continue;
+		q = &c->qos[k];
+		printf("%s 0x%016" PRIx64 " \"%s\" port %u [%s]: vls %u sl2vl", subnet_type_name(n->type),
+		       n->guid, subnet_str(sn, n->desc), sp->num, config_class_name(k),
+		       q->operational_vls);
+		for (unsigned sl = 0; sl < 16; sl++)
+			printf("%c%u", sl ? ',' : ' ', q->sl2vl[sl]);
+		printf(" vlarb-high");
+		for (unsigned i = 0; i < q->n_high; i++)
+			printf("%c%u:%u", i ? ',' : ' ', q->high[i].vl, q->high[i].weight);
+		printf(" vlarb-low");
+		for (unsigned i = 0; i < q->n_low; i++)
+			printf("%c%u:%u", i ? ',' : ' ', q->low[i].vl, q->low[i].weight);
+		printf("\n");
+	}
+	return 0;
+}
+
 /* --pkeys: every port that takes part, in model order, as smpquery pkeys lists them. */
 static int print_pkeys(const struct route_args *a, const struct subnet *sn)
 {
@@ -199,14 +258,8 @@ static int print_pkeys(const struct route_args *a, const struct subnet *sn)
 	uint32_t sm_port;
 	int r;
 
-	r = config_load_file(a->config, true, &c, &d);
-	diag_print(&d, stderr);
-	diag_free(&d);
-	if (r < 0) {
-		fprintf(stderr, "loom route: %s: %s; nothing shown\n", a->config,
-			r == -EINVAL ? "invalid configuration" : strerror(-r));
+	if (load_config(a, &c))
 		return 2;
-	}
 	/* The dry run's SM is where ibsim puts it: the first node's first port. */
 	sm_port = subnet_port_idx(sn, 0, subnet_is_switch(sn, 0) ? 0 : 1);
 	r = pkey_plan_build(sn, c, sm_port, &plan, &d);
@@ -257,6 +310,8 @@ int cmd_route(int argc, char **argv)
 		return r;
 	if (a.pkeys)
 		return print_pkeys(&a, sn);
+	if (a.qos)
+		return print_qos(&a, sn);
 	t0 = now_s();
 	r = e->route(sn, &(struct route_opts){ .lmc = (uint8_t)a.lmc, .roots = a.roots,
 						 .n_roots = a.n_roots }, &out, &why);

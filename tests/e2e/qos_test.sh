@@ -5,6 +5,7 @@
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
+LOOM=${LOOM:-loom}
 . "$srcdir/tests/lib/sim.sh"
 tmp=$(mktemp -d)
 sim_trap_exit 'rm -rf "$tmp"'
@@ -63,6 +64,14 @@ done
 sim_run q smpquery vlarb "$leaf" 5 >"$tmp/sw.vlarb" 2>/dev/null
 tap_is "leaf001 port 5: VLArb low weights" "$(sed -n '/^# Low priority/,/^# High priority/{s/^WEIGHT: //p}' "$tmp/sw.vlarb")" \
 	"|0x10|0xC8|0x0 |0x0 |0x0 |0x0 |0x0 |0x0 |"
+
+# The dry run shows the same: h00001's SL2VL row as loom route --qos prints it.
+"$LOOM" route --config "$tmp/loom.yaml" --qos "$topo" >"$tmp/dry" 2>/dev/null
+read_back=$(sed -n 's/^ports: in  0, out  0: //p' "$tmp/ca.sl2vl" | tr -d ' ' | sed 's/^|//; s/|$//; s/|/,/g')
+dry=$(sed -nE 's/^CA [^ ]+ "h00001" port 1 \[ca\]: vls 4 sl2vl ([0-9,]+) .*/\1/p' "$tmp/dry")
+tap_is "loom route --qos: h00001's SL2VL as read back" "$dry" "$read_back"
+tap_check "loom route --qos: leaf001's uplink with its class's settings" \
+	grep -q '"leaf001" port 5 \[switch-external\]: vls 2 sl2vl 1,0,1,0,.* vlarb-low 0:16,1:200$' "$tmp/dry"
 
 rc=0
 sim_run q "$LOOMD" --once -c "$tmp/loom.yaml" --state-dir "$tmp/state" >"$tmp/log2" 2>&1 || rc=$?
