@@ -46,7 +46,8 @@ pkeys() { # LID [PORT]
 	sim_run p smpquery pkeys "$@" 2>/dev/null | grep -oE '0x[0-9a-f]{4}' | grep -v '^0x0000$' |
 		tr '\n' ' ' | sed 's/ $//'
 }
-heavy() { grep -c 'heavy' "$tmp/loomd.log"; }
+# The sweep summary lines only: the SIGHUP line also says "heavy sweep".
+heavy() { grep -c 'sweep [0-9]* (heavy)' "$tmp/loomd.log"; }
 wait_heavy() { # N: a heavy sweep after the Nth has ended
 	for _ in $(seq 100); do
 		[ "$(heavy)" -gt "$1" ] && return 0
@@ -100,7 +101,7 @@ conf "      - { node: h00006 }" >"$tmp/loom.yaml"
 n=$(heavy)
 sim_signal p HUP
 tap_check "SIGHUP: a heavy sweep applies the new file" wait_heavy "$n"
-line=$(grep heavy "$tmp/loomd.log" | tail -n 1)
+line=$(grep 'sweep [0-9]* (heavy)' "$tmp/loomd.log" | tail -n 1)
 tap_diag "$line"
 tap_check "SIGHUP: only 2 P_Key blocks sent (h00006's port and the switch port facing it)" \
 	grep -q ', 2 P_Key blocks, 0 QoS blocks)' <<<"$line"
