@@ -325,10 +325,32 @@ _sim_reap_clients() { # NAME
 	[ ${#x[@]} -eq 0 ] || sim_console "$1" "${x[@]}" 2>/dev/null || true
 }
 
+# SIM_RMPP=1 (in the environment, or `SIM_RMPP=1 sim_run ...`): CMD runs
+# with the RMPP shim preloaded in front of umad2sim, which gives libibumad
+# agents registered with rmpp_version 1 kernel-style RMPP, and its helper
+# librmpp_tail.so behind umad2sim (see tests/rig/README). They are in
+# $SIM_RMPP_DIR, else $builddir/tests/rig (`make check` builds them). Prints
+# the LD_PRELOAD value for CMD; fails (sim_run then returns 125) without them.
+_sim_preload() {
+	local p=$SIM_UMAD2SIM d
+	if [ "${SIM_RMPP:-0}" = 1 ]; then
+		d=${SIM_RMPP_DIR:-${builddir:-.}/tests/rig}
+		if ! [ -r "$d/librmpp_shim.so" ] || ! [ -r "$d/librmpp_tail.so" ]; then
+			_sim_err "SIM_RMPP=1: no librmpp_shim.so and librmpp_tail.so in '$d'" \
+				"(make check builds them, or set SIM_RMPP_DIR)"
+			return 1
+		fi
+		d=$(readlink -f -- "$d")
+		p=$d/librmpp_shim.so:$p:$d/librmpp_tail.so
+	fi
+	printf '%s\n' "$p${LD_PRELOAD:+:$LD_PRELOAD}"
+}
+
 # The child side of sim_run: becomes `timeout ... env LD_PRELOAD=... CMD`.
 _sim_exec() { # NAME SECS HOST OUT CMD...
-	local name=$1 t=$2 host=$3 out=$4 dir=${SIM_DIR[$1]}
+	local name=$1 t=$2 host=$3 out=$4 dir=${SIM_DIR[$1]} preload
 	shift 4
+	preload=$(_sim_preload) || exit 125
 	_sim_close_fds
 	if [ -n "$out" ]; then
 		exec >"$out" 2>&1 || exit 125
@@ -338,8 +360,7 @@ _sim_exec() { # NAME SECS HOST OUT CMD...
 	[ -z "$host" ] || export SIM_HOST=$host
 	# An ASan build refuses to run with another library preloaded first.
 	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
-	exec timeout -k 5 "$t" env \
-		LD_PRELOAD="$SIM_UMAD2SIM${LD_PRELOAD:+:$LD_PRELOAD}" "$@"
+	exec timeout -k 5 "$t" env LD_PRELOAD="$preload" "$@"
 }
 
 # sim_run NAME [--timeout SECS] [--host NODEID] [--out FILE] CMD [ARGS...]

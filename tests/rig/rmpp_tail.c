@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * librmpp_tail.so: keeps the last 32 bytes of every MAD umad2sim receives,
+ * which umad2sim itself loses. Preloaded *after* umad2sim:
+ *
+ *   LD_PRELOAD=librmpp_shim.so:libumad2sim.so:librmpp_tail.so
+ *
+ * Why. umad2sim's receiver thread reads each packet from ibsim (a 288-byte
+ * request: addresses, length, the 256-byte MAD) into a buffer of that same
+ * size, but the buffer must also hold the 64-byte umad header: it copies only
+ * MAD bytes 0..223, and read() later hands out bytes 224..255 from past the
+ * end of that buffer (heap garbage). A single SA record rarely reaches byte
+ * 224, so nobody noticed; every full RMPP segment does.
+ *
+ * How. umad2sim reads ibsim's socket through the next "read" after itself,
+ * which is this one: each whole request read from a socket is kept in a
+ * ring. The shim's pump, given a MAD by umad2sim, takes the kept MAD whose
+ * first 224 bytes are the same (rmpp_tail_take) and puts its true tail back.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#undef _FORTIFY_SOURCE /* this file defines read */
+#include <dlfcn.h>
+#include <endian.h>
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "rmpp_shim.h"
+
+#define RING 1024 /* MADs received but not yet taken by a pump */
+
+/* ibsim's packet to a client (its wire protocol, include/ibsim.h). */
+struct sim_req {
+	uint32_t dlid, slid, dqp, sqp, status;
+	uint64_t length;
+	uint8_t mad[RMPP_MAD_SIZE];
+};
+
+static struct {
+	pthread_once_t once;
+	pthread_mutex_t lock;
+	ssize_t (*read)(int, void *, size_t);
+	unsigned next; /* the oldest slot, and the next to fill */
+	uint16_t len[RING]; /* 0: free */
+	uint8_t mad[RING][RMPP_MAD_SIZE];
+} t = { .once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void init(void)
+{
+	t.read = (ssize_t(*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+}
+
+static void keep(const struct sim_req *q)
+{
+	uint64_t len = be64toh(q->length);
+
+	if (len <= SHIM_TAIL_FROM || len > RMPP_MAD_SIZE)
+		return;
+	pthread_mutex_lock(&t.lock);
+	memcpy(t.mad[t.next], q->mad, len);
+	t.len[t.next] = (uint16_t)len;
+	t.next = (t.next + 1) % RING;
+	pthread_mutex_unlock(&t.lock);
+}
+
+ssize_t read(int fd, void *buf, size_t count)
+{
+	struct stat st;
+	ssize_t r;
+
+	pthread_once(&t.once, init);
+	r = t.read(fd, buf, count);
+	/* Only umad2sim's receiver reads whole requests, and from a socket. */
+	if (count == sizeof(struct sim_req) && r == (ssize_t)count && !fstat(fd, &st) &&
+	    S_ISSOCK(st.st_mode))
+		keep(buf);
+	return r;
+}
+
+int rmpp_tail_take(uint8_t *mad, size_t len)
+{
+	unsigned k, i;
+
+	pthread_mutex_lock(&t.lock);
+	for (k = 0; k < RING; k++) {
+		i = (t.next + k) % RING; /* oldest first */
+		if (t.len[i] == len && !memcmp(t.mad[i], mad, SHIM_TAIL_FROM)) {
+			memcpy(mad + SHIM_TAIL_FROM, t.mad[i] + SHIM_TAIL_FROM,
+			       len - SHIM_TAIL_FROM);
+			t.len[i] = 0;
+			pthread_mutex_unlock(&t.lock);
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&t.lock);
+	return -ENOENT;
+}
