@@ -11,6 +11,7 @@
 static const struct route_engine *const engines[] = {
 	&route_minhop,
 	&route_updn,
+	&route_ftree,
 };
 
 const struct route_engine *route_engine_find(const char *name)

@@ -10,6 +10,10 @@
  *   minhop.c   min-hop: shortest paths, routes balanced over equal-cost ports
  *   updn.c     up/down: legal routes go up towards roots, then only down;
  *              deadlock-free on one VL for any topology
+ *   ftree.c    fat-tree (Clos) routing, D-mod-K balance, tolerant of missing
+ *              links and switches; ftree_rank.c: levels from the CAs up, the
+ *              switch graph; ftree_choose.c: one LID's choices; ftree_detour.c:
+ *              credit-loop-checked detours where up-down cannot reach
  *   check.c    the route-quality checker (check_cdg.c credit loops, check_msg.c
  *              messages): follows any tables, written apart from the engines
  *   lft_text.c dump_lfts text out; lft_text_read.c: dump_lfts text in
@@ -101,6 +105,7 @@ const struct route_engine *const *route_engine_list(size_t *n);
 /* Each engine's ops table, listed in engine.c. */
 extern const struct route_engine route_minhop;
 extern const struct route_engine route_updn;
+extern const struct route_engine route_ftree;
 
 /* A LID-bearing port: where its LIDs leave the switched fabric. */
 struct route_dest {
