@@ -37,10 +37,15 @@
  *  - Switch LIDs: every switch must route every switch's LID (the SM and
  *    the tools reach switches by LID); (switch, switch LID) pairs that do
  *    not arrive count in sw_bad.
- *  - The channel dependency graph (one VL: the checker does not read SL2VL):
- *    channels are links; a delivered all-to-all route that enters a switch
- *    on channel a and leaves it on channel b adds a -> b. A cycle means
- *    traffic can deadlock on credits (a credit loop).
+ *  - The channel dependency graph: channels are (link, VL); a delivered
+ *    all-to-all route that enters a switch on channel a and leaves it on
+ *    channel b adds a -> b. A cycle means traffic can deadlock on credits
+ *    (a credit loop). A route travels on the SL check_opts.sl gives (SL 0
+ *    without it); on each link its VL is what check_opts.vl_of says the
+ *    switch maps that SL to from the route's in port to its out port (the
+ *    SL itself without vl_of; a route mapped to VL 15 is dropped there and
+ *    counts as unreachable). With one SL everywhere this is the plain
+ *    one-VL graph.
  *
  * Cost: per destination LID one walk from each switch, memoised, so each
  * switch's entry is followed once per LID: O(LIDs x switches) time; one BFS
@@ -62,6 +67,14 @@ struct check_opts {
 	/* A LID not to judge, 0 for none: the tables cannot say where it goes
 	 * (struct lft_text_stats.unread_lid). Its pairs are not counted. */
 	uint32_t skip_lid;
+	/* The SL of each route, shaped as route_out.sl (row: the switch where
+	 * the route enters the fabric, entry: destination LID), or NULL. */
+	const uint8_t *sl;
+	/* The VL that switch node maps sl to for a packet in by port in, out
+	 * by port out (SL2VL table), 0..14 or 15 (drop); NULL: VL = SL. For
+	 * tables read back from a fabric: `smpquery sl2vl` of each switch. */
+	uint8_t (*vl_of)(void *ctx, uint32_t node, uint8_t in, uint8_t out, uint8_t sl);
+	void *vl_ctx;
 };
 
 struct check_load {
@@ -83,7 +96,9 @@ struct check_report {
 	uint32_t lids_skipped;     /* LIDs held by a port but not judged (check_opts.skip_lid) */
 	struct check_load all2all, shift;
 	uint64_t cdg_deps; /* distinct channel dependencies */
-	bool cdg_acyclic;
+	bool cdg_acyclic;  /* no credit loop on any VL */
+	uint16_t vls_used; /* bit v: some delivered route crosses a switch link on VL v */
+	uint16_t vls_cyclic; /* bit v: VL v's dependencies hold a cycle */
 };
 
 /*

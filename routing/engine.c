@@ -46,6 +46,7 @@ void route_out_free(struct route_out *out)
 	free(out->sw_node);
 	free(out->sw_index);
 	free(out->lft);
+	free(out->sl);
 	memset(out, 0, sizeof(*out));
 }
 

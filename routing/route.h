@@ -44,6 +44,19 @@ struct route_opts {
 	 * GUID of no node is skipped (said in why); a CA's GUID is -EINVAL. */
 	const uint64_t *roots;
 	uint32_t n_roots;
+	/* file: the dump_lfts text to load (required by that engine). */
+	const char *file;
+	/* vlayered: the VLs it may spread routes over, 1..8 (0 means 8). */
+	uint8_t vls;
+	/* Worker threads for engines that parallelise (lib/par.h); 0 means one
+	 * per online CPU. The tables never depend on it: same model and
+	 * options, byte-identical output with 1 thread or 64. */
+	unsigned threads;
+	/* Progress for long runs, or NULL: called now and then (not more than
+	 * a few times a second) with the work done and the total, in the
+	 * engine's own units (destination LIDs, say), and what is under way. */
+	void (*progress)(void *ctx, const char *what, uint64_t done, uint64_t total);
+	void *progress_ctx;
 };
 
 struct route_stats {
@@ -67,12 +80,32 @@ struct route_out {
 	uint32_t *sw_index; /* [n_nodes] switch number of a node, SUBNET_NONE if not one */
 	uint16_t max_lid;   /* each row covers LIDs 0..max_lid */
 	uint8_t *lft;       /* [n_sw * (max_lid + 1)] */
+	/*
+	 * Engines that break credit loops with virtual lanes (vlayered) say
+	 * which SL each route must travel on; NULL for the others (any SL will
+	 * do, one VL is enough). Same shape as lft: row s, entry LID is the SL
+	 * for traffic to LID that enters the switched fabric at switch s, from
+	 * one of its CAs or from the switch itself. (Routes from all CAs of a
+	 * switch share every channel after the first, and the first has no
+	 * dependency into it, so nothing finer is needed.) The SA puts it in
+	 * PathRecord.SL; every port must map SL to VL by sl2vl (same map on
+	 * every port and every in/out pair), and n_vls VLs are used.
+	 */
+	uint8_t *sl;
+	uint8_t sl2vl[16];
+	uint8_t n_vls;
 	struct route_stats stats;
 };
 
 static inline uint8_t *route_lft(const struct route_out *out, uint32_t sw)
 {
 	return out->lft + (size_t)sw * ((size_t)out->max_lid + 1);
+}
+
+/* Row sw of out->sl (which must be set). */
+static inline uint8_t *route_sl(const struct route_out *out, uint32_t sw)
+{
+	return out->sl + (size_t)sw * ((size_t)out->max_lid + 1);
 }
 
 void route_out_free(struct route_out *out);
