@@ -180,6 +180,7 @@ static int ft_run(struct ft *f, const struct route_dest *d, uint32_t n)
 		r = route_group(f, d, order, i, j);
 		if (r < 0)
 			return r;
+		route_tick(f->o, "ftree: destinations routed", j, k);
 	}
 	wbuf_flush(f);
 	return 0;
@@ -216,7 +217,7 @@ static int ft_attempt(const struct subnet *sn, const struct route_opts *o, uint8
 		      struct route_out *res, struct route_why *why, uint64_t *blocked)
 {
 	_cleanup_free_ struct route_dest *d = NULL;
-	struct ft f = { .sn = sn, .out = res, .prio = prio };
+	struct ft f = { .sn = sn, .o = o, .out = res, .prio = prio };
 	uint32_t n = 0;
 	int r;
 

@@ -22,6 +22,7 @@
 
 struct ft {
 	const struct subnet *sn;
+	const struct route_opts *o;
 	struct route_out *out;
 	uint32_t n_sw;
 

@@ -11,15 +11,37 @@
  * candidate ports of every switch: O(switches x (switches + links)) for the
  * BFSes plus O(LIDs x candidates) for the choices. Deterministic: the same
  * model gives the same tables.
+ *
+ * Threads: a switch's choice reads and bumps only its own ports' counters,
+ * so switches are independent of each other as long as each sees the
+ * destinations in the same order. The destination switches go in batches:
+ * their BFSes in parallel (one scratch slot each), then the switches in
+ * parallel, each taking the batch's destinations in order. The tables are
+ * the same for any number of threads.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/cleanup.h"
+#include "lib/par.h"
 #include "route.h"
 
 #define DIST_INF UINT32_MAX
+/* Destination switches per batch, at most: 4 per worker keep them busy,
+ * and a slot is O(switches + links) of memory. */
+#define MH_BATCH 64
+
+/* One destination switch's BFS: distances and, per switch, the edges
+ * that lead one hop closer. */
+struct mh_slot {
+	uint32_t dst;        /* the destination switch */
+	uint32_t from, to;   /* its destinations: order[from..to-1] */
+	uint32_t *dist;      /* [switch] hops to dst */
+	uint32_t *queue;     /* [switch] BFS queue */
+	uint32_t *cand_off, *cand;
+	uint32_t n_unreach;  /* switches that cannot reach dst */
+};
 
 struct mh {
 	const struct subnet *sn;
@@ -32,11 +54,12 @@ struct mh {
 	uint8_t *adj_port;
 	uint32_t *load;  /* [edge] routes assigned to this egress port */
 	uint32_t *stamp; /* [edge] last destination (index + 1) that took it */
-	uint32_t *dist;  /* [switch] hops to the destination switch */
-	uint32_t *queue; /* [switch] BFS queue */
-	/* Per destination switch: the edges of s that lead one hop closer. */
-	uint32_t *cand_off, *cand;
-	uint32_t n_unreach; /* switches that cannot reach the current one */
+	struct mh_slot slot[MH_BATCH];
+	uint32_t n_slots; /* slots of the current batch */
+	uint32_t batch;   /* slots allocated: the batch size (no effect on the tables) */
+	const struct route_dest *d;
+	const uint32_t *order;
+	unsigned workers;
 };
 
 static void mh_free(struct mh *m)
@@ -46,10 +69,12 @@ static void mh_free(struct mh *m)
 	free(m->adj_port);
 	free(m->load);
 	free(m->stamp);
-	free(m->dist);
-	free(m->queue);
-	free(m->cand_off);
-	free(m->cand);
+	for (unsigned i = 0; i < MH_BATCH; i++) {
+		free(m->slot[i].dist);
+		free(m->slot[i].queue);
+		free(m->slot[i].cand_off);
+		free(m->slot[i].cand);
+	}
 }
 
 /* The switch at the far end of port num of switch node, or SUBNET_NONE. */
@@ -87,13 +112,18 @@ static int build_adj(struct mh *m)
 	m->adj_port = malloc((size_t)e + 1);
 	m->load = calloc((size_t)e + 1, sizeof(*m->load));
 	m->stamp = calloc((size_t)e + 1, sizeof(*m->stamp));
-	m->cand = malloc(((size_t)e + 1) * sizeof(*m->cand));
-	m->cand_off = malloc(((size_t)m->n_sw + 1) * sizeof(*m->cand_off));
-	m->dist = malloc(((size_t)m->n_sw + 1) * sizeof(*m->dist));
-	m->queue = malloc(((size_t)m->n_sw + 1) * sizeof(*m->queue));
-	if (!m->adj_nbr || !m->adj_port || !m->load || !m->stamp || !m->cand || !m->cand_off ||
-	    !m->dist || !m->queue)
+	if (!m->adj_nbr || !m->adj_port || !m->load || !m->stamp)
 		return -ENOMEM;
+	for (unsigned i = 0; i < m->batch; i++) {
+		struct mh_slot *sl = &m->slot[i];
+
+		sl->cand = malloc(((size_t)e + 1) * sizeof(*sl->cand));
+		sl->cand_off = malloc(((size_t)m->n_sw + 1) * sizeof(*sl->cand_off));
+		sl->dist = malloc(((size_t)m->n_sw + 1) * sizeof(*sl->dist));
+		sl->queue = malloc(((size_t)m->n_sw + 1) * sizeof(*sl->queue));
+		if (!sl->cand || !sl->cand_off || !sl->dist || !sl->queue)
+			return -ENOMEM;
+	}
 	e = 0;
 	for (uint32_t s = 0; s < m->n_sw; s++) {
 		uint32_t node = m->out->sw_node[s];
@@ -110,37 +140,38 @@ static int build_adj(struct mh *m)
 	return 0;
 }
 
-/* Hop distances from every switch to switch dst, and the ports that close them. */
-static void bfs(struct mh *m, uint32_t dst)
+/* Hop distances from every switch to the slot's switch, and the ports that close them. */
+static void bfs(const struct mh *m, struct mh_slot *sl)
 {
-	uint32_t head = 0, tail = 0, k = 0;
+	uint32_t head = 0, tail = 0, k = 0, dst = sl->dst;
+	uint32_t *dist = sl->dist, *queue = sl->queue;
 
 	for (uint32_t s = 0; s < m->n_sw; s++)
-		m->dist[s] = DIST_INF;
-	m->dist[dst] = 0;
-	m->queue[tail++] = dst;
+		dist[s] = DIST_INF;
+	dist[dst] = 0;
+	queue[tail++] = dst;
 	while (head < tail) {
-		uint32_t s = m->queue[head++];
+		uint32_t s = queue[head++];
 
 		for (uint32_t e = m->adj_off[s]; e < m->adj_off[s + 1]; e++) {
 			uint32_t n = m->adj_nbr[e];
 
-			if (m->dist[n] != DIST_INF)
+			if (dist[n] != DIST_INF)
 				continue;
-			m->dist[n] = m->dist[s] + 1;
-			m->queue[tail++] = n;
+			dist[n] = dist[s] + 1;
+			queue[tail++] = n;
 		}
 	}
-	m->n_unreach = m->n_sw - tail;
+	sl->n_unreach = m->n_sw - tail;
 	for (uint32_t s = 0; s < m->n_sw; s++) {
-		m->cand_off[s] = k;
-		if (s == dst || m->dist[s] == DIST_INF)
+		sl->cand_off[s] = k;
+		if (s == dst || dist[s] == DIST_INF)
 			continue;
 		for (uint32_t e = m->adj_off[s]; e < m->adj_off[s + 1]; e++)
-			if (m->dist[m->adj_nbr[e]] + 1 == m->dist[s])
-				m->cand[k++] = e;
+			if (dist[m->adj_nbr[e]] + 1 == dist[s])
+				sl->cand[k++] = e;
 	}
-	m->cand_off[m->n_sw] = k;
+	sl->cand_off[m->n_sw] = k;
 }
 
 /*
@@ -148,14 +179,14 @@ static void bfs(struct mh *m, uint32_t dst)
  * first one that no other LID of this destination took, then the least
  * loaded; candidates are in port order, so a tie goes to the lowest port.
  */
-static uint8_t pick(struct mh *m, uint32_t s, uint32_t tag)
+static uint8_t pick(struct mh *m, const struct mh_slot *sl, uint32_t s, uint32_t tag)
 {
-	uint32_t i = m->cand_off[s], end = m->cand_off[s + 1];
-	uint32_t best = m->cand[i];
+	uint32_t i = sl->cand_off[s], end = sl->cand_off[s + 1];
+	uint32_t best = sl->cand[i];
 	uint64_t best_key = (uint64_t)(m->stamp[best] == tag) << 32 | m->load[best];
 
 	for (i++; i < end; i++) {
-		uint32_t e = m->cand[i];
+		uint32_t e = sl->cand[i];
 		uint64_t key = (uint64_t)(m->stamp[e] == tag) << 32 | m->load[e];
 
 		if (key < best_key) {
@@ -169,37 +200,56 @@ static uint8_t pick(struct mh *m, uint32_t s, uint32_t tag)
 }
 
 /*
- * Route every LID of the destinations order[from..to-1], which all hang off
- * switch dst (bfs() ran for it). A switch's choice touches only its own
- * ports' counters, so switches can go one at a time: the tables come out the
- * same as LID by LID, and each row is written in one stretch, not one byte
- * per row per LID.
+ * Switch s's entries for every destination of the batch, slot by slot in
+ * order: what s picks depends only on its own ports' counters and on the
+ * order it sees the destinations in, so the switches can run in parallel.
+ * Each row is written in one stretch, not one byte per row per LID.
  */
-static void route_group(struct mh *m, const struct route_dest *d, const uint32_t *order,
-			uint32_t from, uint32_t to, uint32_t dst)
+static void route_switch(void *ctx, uint64_t si, unsigned worker)
 {
-	struct route_out *out = m->out;
+	struct mh *m = ctx;
+	uint32_t s = (uint32_t)si;
+	uint8_t *row = route_lft(m->out, s);
 
-	for (uint32_t s = 0; s < m->n_sw; s++) {
-		uint8_t *row = route_lft(out, s);
-		bool reach = m->cand_off[s] != m->cand_off[s + 1];
+	(void)worker;
+	for (uint32_t k = 0; k < m->n_slots; k++) {
+		const struct mh_slot *sl = &m->slot[k];
 
-		if (s != dst && !reach)
-			continue;
-		for (uint32_t i = from; i < to; i++) {
-			const struct route_dest *cur = &d[order[i]];
+		if (s != sl->dst && sl->cand_off[s] == sl->cand_off[s + 1])
+			continue; /* s cannot reach this switch */
+		for (uint32_t i = sl->from; i < sl->to; i++) {
+			const struct route_dest *cur = &m->d[m->order[i]];
 
 			for (uint32_t l = cur->lid; l < (uint32_t)cur->lid + cur->nlids; l++)
-				row[l] = s == dst ? cur->sw_port : pick(m, s, order[i] + 1);
+				row[l] = s == sl->dst ? cur->sw_port : pick(m, sl, s, m->order[i] + 1);
 		}
 	}
-	for (uint32_t i = from; i < to; i++) {
-		const struct route_dest *cur = &d[order[i]];
+}
 
-		out->stats.routes += (uint64_t)(m->n_sw - m->n_unreach) * cur->nlids;
-		out->stats.unreach += (uint64_t)m->n_unreach * cur->nlids;
-		if (m->n_unreach)
-			out->stats.unreach_lids += cur->nlids;
+static void bfs_slot(void *ctx, uint64_t k, unsigned worker)
+{
+	struct mh *m = ctx;
+
+	(void)worker;
+	bfs(m, &m->slot[k]);
+}
+
+/* The batch's counts in the statistics. */
+static void batch_stats(struct mh *m)
+{
+	struct route_stats *st = &m->out->stats;
+
+	for (uint32_t k = 0; k < m->n_slots; k++) {
+		const struct mh_slot *sl = &m->slot[k];
+
+		for (uint32_t i = sl->from; i < sl->to; i++) {
+			uint32_t nl = m->d[m->order[i]].nlids;
+
+			st->routes += (uint64_t)(m->n_sw - sl->n_unreach) * nl;
+			st->unreach += (uint64_t)sl->n_unreach * nl;
+			if (sl->n_unreach)
+				st->unreach_lids += nl;
+		}
 	}
 }
 
@@ -246,26 +296,39 @@ static int group_by_switch(const struct mh *m, const struct route_dest *d, uint3
 	return (int)k;
 }
 
-static int minhop_run(struct mh *m, const struct route_dest *d, uint32_t n)
+static int minhop_run(struct mh *m, const struct route_opts *o, const struct route_dest *d,
+		      uint32_t n)
 {
 	_cleanup_free_ uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
 	int cnt, r;
 
 	if (!order)
 		return -ENOMEM;
+	m->workers = par_workers(o->threads, m->n_sw);
+	m->batch = m->workers * 4 < MH_BATCH ? m->workers * 4 : MH_BATCH;
 	r = build_adj(m);
 	if (r < 0)
 		return r;
 	cnt = group_by_switch(m, d, n, order);
 	if (cnt < 0)
 		return cnt;
-	for (uint32_t i = 0, j; i < (uint32_t)cnt; i = j) {
-		uint32_t sw = d[order[i]].sw;
+	m->d = d;
+	m->order = order;
+	for (uint32_t i = 0, j; i < (uint32_t)cnt;) {
+		for (m->n_slots = 0; m->n_slots < m->batch && i < (uint32_t)cnt; i = j) {
+			uint32_t sw = d[order[i]].sw;
+			struct mh_slot *sl = &m->slot[m->n_slots++];
 
-		for (j = i + 1; j < (uint32_t)cnt && d[order[j]].sw == sw; j++)
-			;
-		bfs(m, sw);
-		route_group(m, d, order, i, j, sw);
+			for (j = i + 1; j < (uint32_t)cnt && d[order[j]].sw == sw; j++)
+				;
+			sl->dst = sw;
+			sl->from = i;
+			sl->to = j;
+		}
+		par_for(m->n_slots, m->workers, bfs_slot, m);
+		par_for(m->n_sw, m->workers, route_switch, m);
+		batch_stats(m);
+		route_tick(o, "minhop: destinations routed", i, (uint64_t)cnt);
 	}
 	/* Ports on no switch (unlinked, or CA to CA): no switch reaches them. */
 	for (uint32_t i = 0; i < n; i++) {
@@ -290,7 +353,7 @@ static int minhop_route(const struct subnet *sn, const struct route_opts *o,
 	if (r < 0)
 		return r;
 	m.n_sw = res.n_sw;
-	r = minhop_run(&m, d, n);
+	r = minhop_run(&m, o, d, n);
 	mh_free(&m);
 	if (r < 0) {
 		route_why_set(why, "out of memory routing %u switches", res.n_sw);

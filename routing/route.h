@@ -14,6 +14,7 @@
  *              links and switches; ftree_rank.c: levels from the CAs up, the
  *              switch graph; ftree_choose.c: one LID's choices; ftree_detour.c:
  *              credit-loop-checked detours where up-down cannot reach
+ *   file.c     tables loaded from dump_lfts text, as the operator fixed them
  *   check.c    the route-quality checker (check_cdg.c credit loops, check_msg.c
  *              messages): follows any tables, written apart from the engines
  *   lft_text.c dump_lfts text out; lft_text_read.c: dump_lfts text in
@@ -52,9 +53,10 @@ struct route_opts {
 	 * per online CPU. The tables never depend on it: same model and
 	 * options, byte-identical output with 1 thread or 64. */
 	unsigned threads;
-	/* Progress for long runs, or NULL: called now and then (not more than
-	 * a few times a second) with the work done and the total, in the
-	 * engine's own units (destination LIDs, say), and what is under way. */
+	/* Progress for long runs, or NULL: called now and then from the
+	 * calling thread (route_tick) with the work done and
+	 * the total, in the engine's own units (destination LIDs, say), and
+	 * what is under way; the callee limits how often it prints. */
 	void (*progress)(void *ctx, const char *what, uint64_t done, uint64_t total);
 	void *progress_ctx;
 };
@@ -139,6 +141,7 @@ const struct route_engine *const *route_engine_list(size_t *n);
 extern const struct route_engine route_minhop;
 extern const struct route_engine route_updn;
 extern const struct route_engine route_ftree;
+extern const struct route_engine route_file;
 
 /* A LID-bearing port: where its LIDs leave the switched fabric. */
 struct route_dest {
@@ -159,6 +162,15 @@ struct route_dest {
  */
 int route_out_init(const struct subnet *sn, const struct route_opts *o, struct route_out *out,
 		   struct route_dest **dests, uint32_t *n_dests, struct route_why *why);
+
+/* Report progress (route_opts.progress). Cheap, but call it per batch or
+ * per destination, not in an inner loop. */
+static inline void route_tick(const struct route_opts *o, const char *what, uint64_t done,
+			      uint64_t total)
+{
+	if (o->progress)
+		o->progress(o->progress_ctx, what, done, total);
+}
 
 void route_why_set(struct route_why *why, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -451,6 +451,7 @@ static int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct
 		dest_up(m, sw);
 		dest_detour(m, sw);
 		route_group(m, d, order, i, j, sw);
+		route_tick(m->o, "updn: destinations routed", j, (uint64_t)cnt);
 	}
 	/* Ports on no switch (unlinked, or CA to CA): no switch reaches them. */
 	for (uint32_t i = 0; i < n; i++) {

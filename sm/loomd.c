@@ -39,7 +39,7 @@
 enum {
 	SET_STATE = 1 << 0, SET_ENGINE = 1 << 1, SET_LMC = 1 << 2, SET_SWEEP = 1 << 3,
 	SET_PRIO = 1 << 4, SET_WIN = 1 << 5, SET_TMO = 1 << 6, SET_RETRY = 1 << 7,
-	SET_ROOTS = 1 << 8,
+	SET_ROOTS = 1 << 8, SET_VLS = 1 << 9, SET_LFTS = 1 << 10,
 };
 
 struct loomd_opts {
@@ -51,6 +51,9 @@ struct loomd_opts {
 	unsigned lmc;
 	uint64_t roots[256]; /* --root, or the configuration's sm.routing.roots */
 	uint32_t n_roots;
+	unsigned vls;        /* vlayered's VL budget, 1-8 */
+	const char *lfts;    /* the file engine's dump_lfts text */
+	char lfts_buf[PATH_MAX]; /* lfts from the configuration, which SIGHUP may free */
 	unsigned sweep_ms;
 	unsigned priority;
 	bool once;
@@ -87,6 +90,8 @@ static void usage(FILE *f)
 		"  --routing ENGINE     routing engine (default minhop; see 'loom route --help')\n"
 		"  --lmc N              LMC 0-7: 2^N LIDs per CA port (default 0)\n"
 		"  --root GUID          updn's root switch by NodeGUID, repeatable (default: found)\n"
+		"  --vls N              vlayered: VLs it may use, 1-8 (default 8)\n"
+		"  --lfts FILE          file: the dump_lfts text to program\n"
 		"  --sweep-interval S   seconds between light sweeps (default 10)\n"
 		"  --priority N         SM priority 0-15 (default 0)\n"
 		"  --mad-window N       SMPs in flight (default 16)\n"
@@ -115,7 +120,7 @@ static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, 
 static int parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level *lvl)
 {
 	enum { O_ONCE = 256, O_CHECK, O_ROOT, O_STATE, O_CA, O_PORT, O_ROUTING, O_LMC, O_SWEEP, O_PRIO,
-	       O_WIN, O_TMO, O_RETRY };
+	       O_WIN, O_TMO, O_RETRY, O_VLS, O_LFTS };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, O_CHECK },
@@ -126,6 +131,8 @@ static int parse_args(int argc, char **argv, struct loomd_opts *o, enum log_leve
 		{ "port", required_argument, NULL, O_PORT },
 		{ "routing", required_argument, NULL, O_ROUTING },
 		{ "lmc", required_argument, NULL, O_LMC },
+		{ "vls", required_argument, NULL, O_VLS },
+		{ "lfts", required_argument, NULL, O_LFTS },
 		{ "sweep-interval", required_argument, NULL, O_SWEEP },
 		{ "priority", required_argument, NULL, O_PRIO },
 		{ "mad-window", required_argument, NULL, O_WIN },
@@ -170,6 +177,11 @@ static int parse_args(int argc, char **argv, struct loomd_opts *o, enum log_leve
 			r = parse_uint("--lmc", optarg, 0, ROUTE_LMC_MAX, &o->lmc);
 			o->set |= SET_LMC;
 			break;
+		case O_VLS:
+			r = parse_uint("--vls", optarg, 1, 8, &o->vls);
+			o->set |= SET_VLS;
+			break;
+		case O_LFTS: o->lfts = optarg; o->set |= SET_LFTS; break;
 		case O_SWEEP:
 			r = parse_uint("--sweep-interval", optarg, 1, 86400, &secs);
 			o->set |= SET_SWEEP;
@@ -233,6 +245,12 @@ static int apply_config(struct loomd_opts *o, struct config **keep)
 	if (!(o->set & SET_ROOTS))
 		for (uint32_t i = 0; i < sm->routing.n_roots && o->n_roots < ARRAY_SIZE(o->roots); i++)
 			o->roots[o->n_roots++] = sm->routing.root[i].guid;
+	if (!(o->set & SET_VLS))
+		o->vls = sm->routing.vls;
+	if (!(o->set & SET_LFTS) && sm->routing.file) {
+		snprintf(o->lfts_buf, sizeof(o->lfts_buf), "%s", sm->routing.file);
+		o->lfts = o->lfts_buf;
+	}
 	if (!(o->set & SET_SWEEP) && sm->sweep_us)
 		o->sweep_ms = (unsigned)(sm->sweep_us / 1000);
 	if (!(o->set & SET_PRIO))
@@ -475,7 +493,8 @@ static int setup(struct loomd *d)
 {
 	struct diag msgs = { .limit = 50 };
 	struct sweep_opts so = { .route = { .lmc = (uint8_t)d->o.lmc, .roots = d->o.roots,
-					    .n_roots = d->o.n_roots } };
+					    .n_roots = d->o.n_roots, .vls = (uint8_t)d->o.vls,
+					    .file = d->o.lfts } };
 	int r;
 
 	so.engine = route_engine_find(d->o.engine);

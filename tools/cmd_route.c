@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/cleanup.h"
 #include "lib/diag.h"
@@ -31,8 +32,8 @@
 #include "tools/check_print.h"
 
 struct route_args {
-	const char *engine, *guid2lid, *topo, *config;
-	unsigned lmc;
+	const char *engine, *guid2lid, *topo, *config, *lfts;
+	unsigned lmc, threads;
 	bool json, check, canon, pkeys, qos;
 	uint64_t roots[256]; /* --root: updn's root switches */
 	uint32_t n_roots;
@@ -60,6 +61,9 @@ static void route_usage(FILE *f)
 		"  --lmc N          2^N LIDs per CA port, 0-7 (default 0)\n"
 		"  --guid2lid FILE  LIDs from loomd's guid2lid map (read only)\n"
 		"  --root GUID      updn: a root switch by NodeGUID, repeatable (default: found)\n"
+		"  --lfts FILE      file: the dump_lfts text the engine loads\n"
+		"  --threads N      worker threads (default: one per CPU; the tables do not\n"
+		"                   depend on it)\n"
 		"  --json           instead of the tables: the route-quality report (pairs,\n"
 		"                   reachability, loops, hops, link load, credit loops,\n"
 		"                   routing time and peak memory)\n"
@@ -84,6 +88,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		{ "check", no_argument, NULL, 'c' },	      { "canon", no_argument, NULL, 'C' },
 		{ "config", required_argument, NULL, 'f' },   { "pkeys", no_argument, NULL, 'p' },
 		{ "qos", no_argument, NULL, 'q' },
+		{ "lfts", required_argument, NULL, 'L' },   { "threads", required_argument, NULL, 't' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },	      {}
 	};
@@ -100,6 +105,15 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		case 'f': a->config = optarg; break;
 		case 'p': a->pkeys = true; break;
 		case 'q': a->qos = true; break;
+		case 'L': a->lfts = optarg; break;
+		case 't':
+			errno = 0;
+			a->threads = (unsigned)strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || a->threads < 1 || a->threads > 1024) {
+				fprintf(stderr, "loom route: --threads '%s': want 1-1024\n", optarg);
+				return 1;
+			}
+			break;
 		case 'r':
 			errno = 0;
 			if (a->n_roots < ARRAY_SIZE(a->roots))
@@ -138,6 +152,30 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Progress on stderr, for fabrics that take more than a second to route:
+ * nothing before the first second, then on a terminal one line rewritten
+ * five times a second, elsewhere (a log) a line every five seconds.
+ */
+struct progress {
+	double t0, last;
+	bool tty, shown;
+};
+
+static void progress_cb(void *ctx, const char *what, uint64_t done, uint64_t total)
+{
+	struct progress *p = ctx;
+	double t = now_s();
+
+	if (t - p->t0 < 1.0 || t - p->last < (p->tty ? 0.2 : 5.0))
+		return;
+	p->last = t;
+	p->shown = true;
+	fprintf(stderr, "%sloom route: %s: %" PRIu64 "/%" PRIu64 " (%.0f%%), %.1f s%s",
+		p->tty ? "\r" : "", what, done, total, total ? 100.0 * (double)done / (double)total : 0.0,
+		t - p->t0, p->tty ? "   " : "\n");
 }
 
 /* Model and LIDs: 0, or the exit status (messages printed). */
@@ -293,6 +331,7 @@ int cmd_route(int argc, char **argv)
 	struct check_opts co = { 0 };
 	struct diag d = { .limit = DIAG_MAX };
 	struct lft_text_opts po = LFT_TEXT_DUMP_LFTS;
+	struct progress prog;
 	double t0, secs;
 	bool ok = true;
 	int r;
@@ -313,9 +352,14 @@ int cmd_route(int argc, char **argv)
 	if (a.qos)
 		return print_qos(&a, sn);
 	t0 = now_s();
+	prog = (struct progress){ .t0 = t0, .tty = isatty(STDERR_FILENO) };
 	r = e->route(sn, &(struct route_opts){ .lmc = (uint8_t)a.lmc, .roots = a.roots,
-						 .n_roots = a.n_roots }, &out, &why);
+						 .n_roots = a.n_roots, .file = a.lfts,
+						 .threads = a.threads, .progress = progress_cb,
+						 .progress_ctx = &prog }, &out, &why);
 	secs = now_s() - t0;
+	if (prog.shown && prog.tty)
+		fputc('\n', stderr);
 	if (r < 0) {
 		fprintf(stderr, "loom route: %s: %s cannot route it: %s\n", a.topo, e->name, why.msg);
 		return 2;
