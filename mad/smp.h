@@ -136,8 +136,19 @@ struct smp_port_set {
 	uint8_t neighbor_mtu; /* IB_MTU_LEN_*; 0 leaves it */
 	uint8_t op_vls;       /* IBA encoding (1: VL0 .. 5: VL0-14); 0 leaves it */
 	uint8_t enforce;      /* partition enforcement, in and out: SMP_ENFORCE_* */
+	/* Credit and timeout knobs: which to write (SMP_KNOB_*), and their values. */
+	uint8_t knobs;
+	uint8_t vl_high_limit; /* PortInfo:VLHighLimit */
+	uint8_t hoq_life;      /* PortInfo:HOQLife code, 0-20 (4.096 us x 2^code; 20: infinite) */
+	uint8_t vl_stall;      /* PortInfo:VLStallCount, 0-7 */
 	uint64_t subnet_prefix;
 };
+
+enum { SMP_KNOB_VL_HIGH = 1, SMP_KNOB_HOQ = 2, SMP_KNOB_STALL = 4 };
+/* Knobs that a Set asked for (sent) and the answer does not hold (got):
+ * the node does not keep them (ibsim keeps HOQLife only). */
+uint8_t smp_port_info_knobs_dropped(const uint8_t sent[SMP_DATA_SIZE],
+				    const uint8_t got[SMP_DATA_SIZE]);
 
 enum { SMP_ENFORCE_LEAVE, SMP_ENFORCE_OFF, SMP_ENFORCE_ON };
 /* A PortInfo Set payload: raw (as read) with s applied. */

@@ -27,6 +27,29 @@ static void apply_port(ib_port_info_t *w, const struct smp_port_set *s)
 		w->vl_enforce |= 0x0c;
 	else if (s->enforce == SMP_ENFORCE_OFF)
 		w->vl_enforce &= (uint8_t)~0x0c;
+	if (s->knobs & SMP_KNOB_VL_HIGH)
+		w->vl_high_limit = s->vl_high_limit;
+	if (s->knobs & SMP_KNOB_HOQ)
+		ib_port_info_set_hoq_lifetime(w, s->hoq_life);
+	if (s->knobs & SMP_KNOB_STALL)
+		ib_port_info_set_vl_stall_count(w, s->vl_stall);
+}
+
+uint8_t smp_port_info_knobs_dropped(const uint8_t sent[SMP_DATA_SIZE],
+				    const uint8_t got[SMP_DATA_SIZE])
+{
+	ib_port_info_t a, b;
+	uint8_t d = 0;
+
+	memcpy(&a, sent, sizeof(a));
+	memcpy(&b, got, sizeof(b));
+	if (a.vl_high_limit != b.vl_high_limit)
+		d |= SMP_KNOB_VL_HIGH;
+	if (ib_port_info_get_hoq_lifetime(&a) != ib_port_info_get_hoq_lifetime(&b))
+		d |= SMP_KNOB_HOQ;
+	if (ib_port_info_get_vl_stall_count(&a) != ib_port_info_get_vl_stall_count(&b))
+		d |= SMP_KNOB_STALL;
+	return d;
 }
 
 void smp_port_info_set(const uint8_t raw[SMP_DATA_SIZE], const struct smp_port_set *s,

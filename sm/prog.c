@@ -114,6 +114,7 @@ static void failed(struct prog *g, const struct preq *q, int status)
 
 static void send_lft_block(struct prog *g, uint32_t s, uint32_t b);
 static void no_enforce(struct prog *g, uint32_t pi);
+static void knobs_dropped(struct prog *g, uint32_t pi, uint8_t drops);
 
 static void got_lft_block(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
 {
@@ -177,6 +178,8 @@ static void on_reply(void *arg, int status, const uint8_t *resp, size_t len)
 			if (q->kind == PREQ_PORT && smp_port_info_enforces(q->r.data) &&
 			    !smp_port_info_enforces(lp->raw))
 				no_enforce(g, q->idx);
+			if (q->kind == PREQ_PORT)
+				knobs_dropped(g, q->idx, smp_port_info_knobs_dropped(q->r.data, lp->raw));
 			if (q->new_state == SMP_PORT_ARMED)
 				g->rep->armed++;
 			else if (q->new_state == SMP_PORT_ACTIVE)
@@ -228,6 +231,39 @@ static void no_enforce(struct prog *g, uint32_t pi)
 	diag_msg(&g->rep->msgs, "switch 0x%016" PRIx64 " \"%s\": does not keep PortInfo's "
 		 "partition enforcement bits; its ports facing partition members do not filter",
 		 n->guid, subnet_str(g->sn, n->desc));
+}
+
+/*
+ * A node that answers a Set of VLHighLimit, HOQLife or VLStallCount with
+ * other values does not keep them (ibsim keeps HOQLife only). Remembered,
+ * so that later sweeps do not find the port "changed" every time and set
+ * it again; reported once per node and field.
+ */
+static void knobs_dropped(struct prog *g, uint32_t pi, uint8_t drops)
+{
+	static const char *const name[] = { "VLHighLimit", "HOQLife", "VLStallCount" };
+	const struct subnet_node *n = &g->sn->node[g->sn->port[pi].node];
+	struct prog_lft *e;
+	uint8_t fresh;
+
+	if (!drops)
+		return;
+	e = prog_cache_get(g->cache, n->guid);
+	if (!e || !(fresh = drops & (uint8_t)~e->drops))
+		return;
+	e->drops |= fresh;
+	for (unsigned i = 0; i < 3; i++)
+		if (fresh & (1u << i))
+			diag_msg(&g->rep->msgs, "%s 0x%016" PRIx64 " \"%s\": does not keep PortInfo:%s "
+				 "(set, and read back otherwise); not set again",
+				 subnet_type_name(n->type), n->guid, subnet_str(g->sn, n->desc), name[i]);
+}
+
+static uint8_t knobs_drops(struct prog *g, uint32_t node)
+{
+	const struct prog_lft *e = prog_cache_find(g->cache, g->sn->node[node].guid);
+
+	return e ? e->drops : 0;
 }
 
 /* ---- phase 1 and 3: ports -------------------------------------------------- */
@@ -290,6 +326,15 @@ static bool want_port(struct prog *g, uint32_t pi, struct smp_port_set *s)
 				s->op_vls = min_u8(s->op_vls, config_op_vls_code(
 					g->o->qos->qos[prog_port_class_of(g, pi)].operational_vls));
 		}
+	}
+	if (g->o->qos) {
+		const struct config_qos_class *q = &g->o->qos->qos[prog_port_class_of(g, pi)];
+
+		s->knobs = (uint8_t)((SMP_KNOB_VL_HIGH | SMP_KNOB_HOQ | SMP_KNOB_STALL) &
+				     ~knobs_drops(g, p->node));
+		s->vl_high_limit = q->vl_high_limit;
+		s->hoq_life = config_hoq_code(q->hoq_us);
+		s->vl_stall = q->vl_stall_count;
 	}
 	return true;
 }

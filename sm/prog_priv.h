@@ -14,6 +14,7 @@ struct prog_lft {
 	uint8_t *lft;
 	uint8_t *known;
 	bool no_enforce; /* a switch that drops PartitionEnforcement bits (ibsim does) */
+	uint8_t drops;   /* SMP_KNOB_*: PortInfo knobs the node does not keep (ibsim: VLHighLimit, VLStallCount) */
 };
 
 struct prog_cache {

@@ -1,7 +1,9 @@
 #!/bin/bash
 # QoS from loom.yaml, read back with smpquery: the SL-to-VL table of a CA
 # port and of every input port to a switch port, the VL arbitration tables,
-# OperationalVLs per port class; a restart sends no QoS block.
+# OperationalVLs and the head-of-queue lifetime per port class; a restart
+# sends no QoS block. (ibsim keeps no VLHighLimit or VLStallCount: loomd
+# sets them, sees them dropped, says so once per node and does not retry.)
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
@@ -22,6 +24,9 @@ qos:
     operational-vls: 2
     sl2vl: [1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0]
     vlarb-low: [0:16, 1:200]
+    head-of-queue-lifetime: 67ms
+    vl-high-limit: 4
+    vl-stall-count: 5
 YAML
 ca_row='| 0| 1| 2| 3| 3| 2| 1| 0| 0| 1| 2| 3| 3| 2| 1| 0|'
 sw_row='| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0|'
@@ -53,6 +58,12 @@ opvls() { sim_run q smpquery portinfo "$@" 2>/dev/null | sed -n 's/^OperVLs:\.*/
 tap_is "CA h00001: OperationalVLs 4" "$(opvls "$h1")" "VL0-3"
 tap_is "leaf001 port 1 (switch-external, facing h00001): OperationalVLs 2" "$(opvls "$leaf" 1)" "VL0-1"
 tap_is "leaf001 port 5 (switch-external uplink): OperationalVLs 2" "$(opvls "$leaf" 5)" "VL0-1"
+hoq() { sim_run q smpquery portinfo "$@" 2>/dev/null | sed -n 's/^HoqLife:\.*//p'; }
+tap_is "leaf001 port 5: HOQLife 14 (67ms: 4.096us x 2^14)" "$(hoq "$leaf" 5)" 14
+tap_is "leaf001 port 1: HOQLife 14 too" "$(hoq "$leaf" 1)" 14
+tap_is "CA h00001: HOQLife 18 (the default 1s)" "$(hoq "$h1")" 18
+tap_check "VLHighLimit and VLStallCount: ibsim drops them, loomd says so" \
+	grep -q 'does not keep PortInfo:VLHighLimit' "$tmp/log"
 for out in 1 5; do
 	sim_run q smpquery sl2vl "$leaf" "$out" >"$tmp/sw.$out" 2>/dev/null
 	bad=$(grep -E "^ports: in +[0-9]+, out +$out:" "$tmp/sw.$out" |
@@ -76,7 +87,9 @@ tap_check "loom route --qos: leaf001's uplink with its class's settings" \
 rc=0
 sim_run q "$LOOMD" --once -c "$tmp/loom.yaml" --state-dir "$tmp/state" >"$tmp/log2" 2>&1 || rc=$?
 tap_is "restart: exit 0" "$rc" 0
-tap_check "restart: nothing sent (0 changes, 0 QoS blocks)" \
-	grep -q ' 0 changes (0 LFT blocks, 0 P_Key blocks, 0 QoS blocks)' "$tmp/log2"
+# A restart knows nothing of what ibsim drops: it sets VLHighLimit and
+# VLStallCount once more (port Sets, counted as changes), and no table.
+tap_check "restart: no table block sent (0 LFT, 0 P_Key, 0 QoS blocks)" \
+	grep -q ' changes (0 LFT blocks, 0 P_Key blocks, 0 QoS blocks)' "$tmp/log2"
 tap_diag "$(grep sweep "$tmp/log2")"
 tap_done
