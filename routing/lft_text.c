@@ -21,6 +21,12 @@ struct printer {
 	uint8_t *via;     /* [n_sw] DR: port of the parent it was found by */
 	uint8_t *hops;    /* [n_sw + 1] DR: a path being put together */
 	uint8_t root_port; /* DR: the root CA's port, 0 if the root is a switch */
+	/* The info of the first LID of each port, the same in every switch's
+	 * table: made once (itext + ioff[lid]), copied per line. Printing a
+	 * large fabric is millions of lines; formatting each with printf was
+	 * most of `loom route`'s time. */
+	char *itext;
+	uint32_t *ioff; /* [max_lid + 1] offset in itext, UINT32_MAX if none */
 };
 
 static void printer_free(struct printer *p)
@@ -29,6 +35,8 @@ static void printer_free(struct printer *p)
 	free(p->parent);
 	free(p->via);
 	free(p->hops);
+	free(p->itext);
+	free(p->ioff);
 }
 
 /* The model's LID-bearing ports, as the engines see them (route_out_init). */
@@ -158,6 +166,16 @@ struct info_state {
 	uint64_t pguid;
 };
 
+/* The info dump_fts prints for the first LID of port pt. */
+static void first_info(const struct printer *p, const struct subnet_port *pt, char *buf,
+		       size_t len)
+{
+	const struct subnet *sn = p->sn;
+
+	snprintf(buf, len, ": (%s portguid 0x%016" PRIx64 ": '%s')", type_str(sn->node[pt->node].type),
+		 pt->guid, subnet_str(sn, sn->node[pt->node].desc));
+}
+
 /* dump_fts's destination info for one printed LID (its dump_lid()). */
 static void dest_info(struct printer *p, struct info_state *st, uint32_t lid, bool valid,
 		      char *buf, size_t len)
@@ -196,10 +214,66 @@ static void dest_info(struct printer *p, struct info_state *st, uint32_t lid, bo
 		st->base = pt->lid;
 		st->last = pt->lid + (1u << (pt->lmc & 7)) - 1;
 	}
-	snprintf(buf, len, ": (%s portguid 0x%016" PRIx64 ": '%s')",
-		 type_str(sn->node[pt->node].type), st->pguid,
-		 subnet_str(sn, sn->node[pt->node].desc));
+	if (p->ioff && p->ioff[lid] != UINT32_MAX)
+		snprintf(buf, len, "%s", p->itext + p->ioff[lid]);
+	else
+		first_info(p, pt, buf, len);
 }
+
+/* Every LID's first-LID info, made once for all the tables. */
+static int build_infos(struct printer *p)
+{
+	uint32_t max = p->out->max_lid;
+	size_t cap = 4096, used = 0;
+	char line[512];
+
+	p->ioff = malloc(((size_t)max + 1) * sizeof(*p->ioff));
+	p->itext = malloc(cap);
+	if (!p->ioff || !p->itext)
+		return -ENOMEM;
+	for (uint32_t l = 0; l <= max; l++) {
+		size_t n;
+
+		p->ioff[l] = UINT32_MAX;
+		if (p->owner[l] == SUBNET_NONE)
+			continue;
+		first_info(p, &p->sn->port[p->owner[l]], line, sizeof(line));
+		n = strlen(line) + 1;
+		if (used + n > cap) {
+			char *t = realloc(p->itext, cap * 2 + n);
+
+			if (!t)
+				return -ENOMEM;
+			p->itext = t;
+			cap = cap * 2 + n;
+		}
+		memcpy(p->itext + used, line, n);
+		p->ioff[l] = (uint32_t)used;
+		used += n;
+	}
+	return 0;
+}
+
+/* "0x%04x %03u " by hand: the hot line of every table. */
+static char *lid_port(char *b, uint32_t lid, unsigned port)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	*b++ = '0';
+	*b++ = 'x';
+	if (lid > 0xffff) /* not a unicast LID; printf would widen, and so do we */
+		b += sprintf(b, "%x", lid >> 16);
+	for (int sh = 12; sh >= 0; sh -= 4)
+		*b++ = hex[(lid >> sh) & 15];
+	*b++ = ' ';
+	*b++ = (char)('0' + port / 100);
+	*b++ = (char)('0' + port / 10 % 10);
+	*b++ = (char)('0' + port % 10);
+	*b++ = ' ';
+	return b;
+}
+
+static char *lid_port(char *b, uint32_t lid, unsigned port);
 
 static void print_switch(struct printer *p, uint32_t s)
 {
@@ -223,8 +297,15 @@ static void print_switch(struct printer *p, uint32_t s)
 
 		if (!valid && !p->o->all)
 			continue;
+		char line[sizeof(info) + 32], *e;
+		size_t k;
+
 		dest_info(p, &st, lid, valid, info, sizeof(info));
-		fprintf(p->f, "0x%04x %03u %s\n", lid, lft[lid], info);
+		e = lid_port(line, lid, lft[lid]);
+		k = strlen(info);
+		memcpy(e, info, k);
+		e[k] = '\n';
+		fwrite(line, 1, (size_t)(e - line) + k + 1, p->f);
 		n++;
 	}
 	fprintf(p->f, "%u %slids dumped \n", n, p->o->all ? "" : "valid ");
@@ -250,6 +331,8 @@ int lft_text_print(FILE *f, const struct subnet *sn, const struct route_out *out
 		if (out->sw_node[s] >= sn->n_nodes || !subnet_is_switch(sn, out->sw_node[s]))
 			return -EINVAL;
 	r = build_owners(&p);
+	if (r == 0 && !o->brief)
+		r = build_infos(&p);
 	if (r == 0 && o->addr == LFT_TEXT_ADDR_DR)
 		r = build_paths(&p);
 	if (r < 0)
