@@ -20,7 +20,7 @@ void ck_free(struct ck *k)
 	free(k->port_chan);
 	free(k->chan_port);
 	free(k->dep_off);
-	free(k->dep);
+	ck_vl_free(k); /* and dep, which is dep_vl[0][0] */
 	free(k->load_a);
 	free(k->load_s);
 	free(k->src_off);
@@ -79,7 +79,7 @@ static int setup_channels(struct ck *k)
 		k->port_chan[pi] = k->n_chan++;
 	}
 	k->dep_off[k->n_chan] = bits;
-	k->dep = calloc((size_t)bits / 8 + 1, 1);
+	k->dep = k->dep_vl[0][0] = calloc((size_t)bits / 8 + 1, 1);
 	k->load_a = calloc((size_t)k->n_chan + 1, sizeof(*k->load_a));
 	k->load_s = calloc((size_t)k->n_chan + 1, sizeof(*k->load_s));
 	return k->dep && k->load_a && k->load_s ? 0 : -ENOMEM;
@@ -202,6 +202,8 @@ static int setup(struct ck *k)
 		r = setup_hosts(k);
 	if (r == 0)
 		r = setup_dests(k);
+	if (r == 0)
+		r = ck_vl_setup(k);
 	if (r < 0)
 		return r;
 	k->state = malloc(n);
@@ -334,6 +336,13 @@ static void count_pairs(struct ck *k, const struct ck_dest *d, uint32_t lid)
 			ck_msg_pairs(k, d, lid, s);
 			continue;
 		}
+		if (k->vl_mode && k->dropped[s]) { /* mapped to VL 15 on the way */
+			rep->unreachable += k->dropped[s];
+			ck_msg_vl15(k, d, lid, s, k->dropped[s]);
+			cnt -= k->dropped[s];
+			if (!cnt)
+				continue;
+		}
 		k->flow[s] = cnt;
 		rep->delivered += cnt;
 		k->hop_sum += cnt * k->hops[s];
@@ -370,7 +379,9 @@ static void spread_flows(struct ck *k, uint32_t lid)
 		t = k->next[s];
 		k->load_a[c] += k->flow[s];
 		k->flow[t] += k->flow[s];
-		if (k->hops[t]) {
+		if (!k->vl_mode)
+			k->rep->vls_used |= 1; /* everything on VL 0 */
+		if (k->hops[t] && !k->vl_mode) {
 			uint32_t bit = k->dep_off[c] + ck_entry(k, t, lid);
 
 			k->dep[bit / 8] |= (uint8_t)(1u << (bit % 8));
@@ -414,6 +425,8 @@ static void one_lid(struct ck *k, const struct ck_dest *d, uint32_t lid)
 		}
 		return;
 	}
+	if (k->vl_mode && d->sw != SUBNET_NONE)
+		ck_vl_lid(k, lid);
 	count_pairs(k, d, lid);
 	if (d->sw == SUBNET_NONE)
 		return;
@@ -443,7 +456,7 @@ static void load_stats(const struct ck *k, const uint64_t *load, double shortest
 int check_routes(const struct subnet *sn, const struct route_out *out,
 		 const struct check_opts *o, struct check_report *rep, struct diag *d)
 {
-	_cleanup_(ck_free) struct ck k = { .sn = sn, .out = out, .d = d, .rep = rep };
+	_cleanup_(ck_free) struct ck k = { .sn = sn, .out = out, .d = d, .rep = rep, .o = o };
 	int r;
 
 	if (!out_matches(sn, out))

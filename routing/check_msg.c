@@ -115,25 +115,47 @@ void ck_msg_switch(struct ck *k, const struct ck_dest *d, uint32_t lid, uint32_t
 	k->msgs++;
 }
 
-void ck_msg_cycle(struct ck *k, const uint32_t *chans, uint32_t n)
+void ck_msg_cycle(struct ck *k, const uint32_t *nodes, uint32_t n, uint32_t nv)
 {
-	char buf[1024];
+	char buf[1024], vl[32] = "(one VL)";
 	size_t len = 0;
 
 	for (uint32_t i = 0; i < n && len < sizeof(buf) - 100; i++) {
-		const struct subnet_port *p = &k->sn->port[k->chan_port[chans[i]]];
+		const struct subnet_port *p = &k->sn->port[k->chan_port[nodes[i] / nv]];
 
 		if (i == 8 && n > 10) {
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, " -> ... (%u more)",
 						n - 9);
 			i = n - 1;
-			p = &k->sn->port[k->chan_port[chans[i]]];
+			p = &k->sn->port[k->chan_port[nodes[i] / nv]];
 		}
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s\"%s\"[%u]",
 					i ? " -> " : "", desc(k, p->node), p->num);
+		if (nv > 1)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, " VL %u",
+						nodes[i] % nv);
 	}
-	diag_msg(k->d, "credit loop (one VL): %u links depend on each other in a cycle: %s -> back "
-		       "to the first", n, buf);
+	if (nv > 1)
+		snprintf(vl, sizeof(vl), "on VL %u", nodes[0] % nv);
+	diag_msg(k->d, "credit loop %s: %u links depend on each other in a cycle: %s -> back "
+		       "to the first", vl, n, buf);
+}
+
+void ck_msg_vl15(struct ck *k, const struct ck_dest *d, uint32_t lid, uint32_t s, uint32_t n)
+{
+	char src[160], dst[160];
+
+	if (k->msgs >= k->max_msgs) {
+		k->unnamed += n;
+		return;
+	}
+	sw_label(k, s, src, sizeof(src));
+	port_label(k, d->port, dst, sizeof(dst));
+	diag_msg(k->d, "%u hosts of %s -> %s LID %u (0x%04x): their SL maps to VL 15 on the way "
+		       "(dropped)", n, src, dst, lid, lid);
+	k->msgs++;
+	if (n > 1)
+		k->unnamed += n - 1;
 }
 
 void ck_msg_summary(struct ck *k)

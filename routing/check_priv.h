@@ -5,13 +5,15 @@
 /*
  * The checker's working state, shared by its files:
  *   check.c      setup, the memoised walks, pair counts, link loads
- *   check_cdg.c  channel dependency graph: is it acyclic, and one cycle
+ *   check_cdg.c  channel dependency graph per (link, VL): each route's VL on
+ *                each link (when SLs are given), is each VL acyclic, one cycle
  *   check_msg.c  naming bad pairs and links for the diag list
  */
 
 #include "check.h"
 
 #define CK_INF UINT32_MAX
+#define CK_VLS 15 /* data VLs 0-14; a route mapped to VL 15 is dropped */
 
 /* Outcome of a route from a switch (per destination LID). */
 enum {
@@ -43,7 +45,10 @@ struct ck {
 	uint32_t *port_chan;    /* [n_ports] channel leaving by this port, SUBNET_NONE */
 	uint32_t *chan_port;    /* [n_chan] the port it leaves by */
 	uint32_t *dep_off;      /* [n_chan + 1] first CDG bit of each channel */
-	uint8_t *dep;           /* bit dep_off[c] + e: c feeds the next switch's port e */
+	/* Bit dep_off[c] + e of dep_vl[v][w]: channel c on VL v feeds the next
+	 * switch's port e on VL w. Allocated when first used; dep is [0][0]. */
+	uint8_t *dep_vl[CK_VLS][CK_VLS];
+	uint8_t *dep;
 	uint64_t *load_a, *load_s; /* [n_chan] all-to-all and shift routes */
 	/* Hosts. */
 	uint32_t *src_off, *src; /* hosts of switch s: src[src_off[s] .. src_off[s+1]-1] */
@@ -57,16 +62,34 @@ struct ck {
 	uint64_t *flow;
 	uint32_t *dist, *queue; /* BFS from the destination's switch */
 	uint64_t hop_sum;
+	/* With SLs or an SL-to-VL map (check_opts.sl, vl_of): each source
+	 * switch's route is walked for its VLs, memoised per (channel, SL). */
+	const struct check_opts *o;
+	bool vl_mode, oom;
+	uint32_t *first_vl;  /* [n_ports * 16] VLs the hosts' first link takes */
+	uint32_t *memo_tag, tag; /* [n_chan * 16] walked for this LID if == tag */
+	uint8_t *memo;       /* [n_chan * 16] the next link's VL, END, and DROP */
+	uint32_t *dropped;   /* [n_sw] hosts whose route to this LID meets VL 15 */
+	uint32_t *path, *path_e; /* [n_sw + 1] a walk's channels, next egress */
 	double stretch_sum, short_a, short_s;
 };
 
 void ck_free(struct ck *k);
 uint8_t ck_entry(const struct ck *k, uint32_t s, uint32_t lid);
 int ck_cdg(struct ck *k);
+/* Set up the per-VL walks (if o asks for them); -ENOMEM. */
+int ck_vl_setup(struct ck *k);
+/* Per-VL dependencies of the routes to lid (walked already) and dropped[]. */
+void ck_vl_lid(struct ck *k, uint32_t lid);
+void ck_vl_free(struct ck *k);
+void ck_dep_set(struct ck *k, uint32_t c, uint8_t v, uint32_t e, uint8_t w);
 /* Name bad pairs from the hosts of switch s to (d, lid); count those past the limit. */
 void ck_msg_pairs(struct ck *k, const struct ck_dest *d, uint32_t lid, uint32_t s);
 void ck_msg_switch(struct ck *k, const struct ck_dest *d, uint32_t lid, uint32_t s);
-void ck_msg_cycle(struct ck *k, const uint32_t *chans, uint32_t n);
+/* A cycle of n (channel, VL) nodes, node = channel * nv + VL. */
+void ck_msg_cycle(struct ck *k, const uint32_t *nodes, uint32_t n, uint32_t nv);
+/* n routes from the hosts of switch s to lid travel on VL 15 somewhere. */
+void ck_msg_vl15(struct ck *k, const struct ck_dest *d, uint32_t lid, uint32_t s, uint32_t n);
 void ck_msg_summary(struct ck *k);
 
 #endif

@@ -12,6 +12,7 @@ static const struct route_engine *const engines[] = {
 	&route_minhop,
 	&route_updn,
 	&route_ftree,
+	&route_vlayered,
 	&route_file,
 };
 

@@ -14,6 +14,10 @@
  *              links and switches; ftree_rank.c: levels from the CAs up, the
  *              switch graph; ftree_choose.c: one LID's choices; ftree_detour.c:
  *              credit-loop-checked detours where up-down cannot reach
+ *   vlayered.c deadlock-free for any topology: balanced shortest paths spread
+ *              over virtual layers (SLs), each layer's CDG kept acyclic, an
+ *              up/down escape; vlayered_order.c the escape, vlayered_cdg.c
+ *              per-layer CDGs, vlayered_tree.c one LID's tree and its layer
  *   file.c     tables loaded from dump_lfts text, as the operator fixed them
  *   check.c    the route-quality checker (check_cdg.c credit loops, check_msg.c
  *              messages): follows any tables, written apart from the engines
@@ -141,6 +145,7 @@ const struct route_engine *const *route_engine_list(size_t *n);
 extern const struct route_engine route_minhop;
 extern const struct route_engine route_updn;
 extern const struct route_engine route_ftree;
+extern const struct route_engine route_vlayered;
 extern const struct route_engine route_file;
 
 /* A LID-bearing port: where its LIDs leave the switched fabric. */

@@ -40,8 +40,16 @@ void check_print_text(FILE *f, const struct subnet *sn, const struct check_repor
 	fprintf(f, "routes per link, shift: ");
 	print_link(f, sn, &r->shift);
 	fprintf(f, ", mean %.2f, ideal %.2f\n", r->shift.mean, r->shift.ideal);
-	fprintf(f, "credit loops (one VL): %s (%" PRIu64 " channel dependencies)\n",
-	       r->cdg_acyclic ? "none" : "yes", r->cdg_deps);
+	if (!(r->vls_used & (r->vls_used - 1))) { /* VL 0 alone, or no route at all */
+		fprintf(f, "credit loops (one VL): %s (%" PRIu64 " channel dependencies)\n",
+		       r->cdg_acyclic ? "none" : "yes", r->cdg_deps);
+	} else {
+		fprintf(f, "credit loops (%d VLs):", __builtin_popcount(r->vls_used));
+		for (unsigned v = 0; v < 16; v++)
+			if (r->vls_used & (1u << v))
+				fprintf(f, " VL%u %s", v, r->vls_cyclic & (1u << v) ? "YES" : "none");
+		fprintf(f, " (%" PRIu64 " channel dependencies)\n", r->cdg_deps);
+	}
 	diag_print(d, f);
 	fprintf(f, "result: %s\n", ok ? "ok" : "PROBLEMS");
 }

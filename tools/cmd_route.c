@@ -33,7 +33,7 @@
 
 struct route_args {
 	const char *engine, *guid2lid, *topo, *config, *lfts;
-	unsigned lmc, threads;
+	unsigned lmc, threads, vls;
 	bool json, check, canon, pkeys, qos;
 	uint64_t roots[256]; /* --root: updn's root switches */
 	uint32_t n_roots;
@@ -45,8 +45,8 @@ static void route_usage(FILE *f)
 	const struct route_engine *const *e = route_engine_list(&n);
 
 	fprintf(f,
-		"usage: loom route [--engine E] [--lmc N] [--guid2lid FILE] [--json | --canon]\n"
-		"                  [--check] [--root GUID]... TOPOFILE\n\n"
+		"usage: loom route [--engine E] [--lmc N] [--vls N] [--guid2lid FILE]\n"
+		"                  [--json | --canon] [--check] [--root GUID]... TOPOFILE\n\n"
 		"Route a fabric without touching it: read TOPOFILE (ibnetdiscover output or\n"
 		"ibsim's form), assign LIDs as loomd does (a port keeps the LID the file\n"
 		"gives it, or the one --guid2lid, loomd's state file, gives it), route with\n"
@@ -59,17 +59,19 @@ static void route_usage(FILE *f)
 	fprintf(f,
 		"\n"
 		"  --lmc N          2^N LIDs per CA port, 0-7 (default 0)\n"
+		"  --vls N          vlayered: the VLs it may spread routes over to break\n"
+		"                   credit loops, 1-8 (default 8); it uses as few as it needs\n"
 		"  --guid2lid FILE  LIDs from loomd's guid2lid map (read only)\n"
 		"  --root GUID      updn: a root switch by NodeGUID, repeatable (default: found)\n"
 		"  --lfts FILE      file: the dump_lfts text the engine loads\n"
 		"  --threads N      worker threads (default: one per CPU; the tables do not\n"
 		"                   depend on it)\n"
 		"  --json           instead of the tables: the route-quality report (pairs,\n"
-		"                   reachability, loops, hops, link load, credit loops,\n"
-		"                   routing time and peak memory)\n"
+		"                   reachability, loops, hops, link load, credit loops per\n"
+		"                   VL, routing time and peak memory)\n"
 		"  --canon          the tables in loom verify --normalize's canonical form\n"
 		"  --check          exit 1 if a pair is unreachable, a route loops, or the\n"
-		"                   channel dependencies have a cycle (credit loop)\n"
+		"                   channel dependencies of some VL have a cycle (credit loop)\n"
 		"  --config FILE    loom.yaml: its routing options are the defaults here\n"
 		"  --pkeys          instead of the tables: the P_Key table every port would\n"
 		"                   get from --config's partitions (smpquery pkeys order)\n"
@@ -87,7 +89,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		{ "guid2lid", required_argument, NULL, 'g' }, { "json", no_argument, NULL, 'j' },
 		{ "check", no_argument, NULL, 'c' },	      { "canon", no_argument, NULL, 'C' },
 		{ "config", required_argument, NULL, 'f' },   { "pkeys", no_argument, NULL, 'p' },
-		{ "qos", no_argument, NULL, 'q' },
+		{ "qos", no_argument, NULL, 'q' },	      { "vls", required_argument, NULL, 'v' },
 		{ "lfts", required_argument, NULL, 'L' },   { "threads", required_argument, NULL, 't' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },	      {}
@@ -131,6 +133,14 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 			if (errno || *end || !*optarg || a->lmc > ROUTE_LMC_MAX) {
 				fprintf(stderr, "loom route: --lmc '%s': want 0-%u\n", optarg,
 					ROUTE_LMC_MAX);
+				return 1;
+			}
+			break;
+		case 'v':
+			errno = 0;
+			a->vls = (unsigned)strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || a->vls < 1 || a->vls > 8) {
+				fprintf(stderr, "loom route: --vls '%s': want 1-8\n", optarg);
 				return 1;
 			}
 			break;
@@ -216,6 +226,17 @@ static int prepare(const struct route_args *a, struct subnet **sn)
 	return 0;
 }
 
+/* The engine's SL-to-VL map, the same on every port (route_out.sl2vl). */
+static uint8_t vl_of_sl2vl(void *ctx, uint32_t node, uint8_t in, uint8_t out, uint8_t sl)
+{
+	const struct route_out *o = ctx;
+
+	(void)node;
+	(void)in;
+	(void)out;
+	return o->sl2vl[sl & 15];
+}
+
 static void print_json(const struct route_args *a, const struct subnet *sn,
 		       const struct route_out *out, const struct check_report *rep,
 		       const struct diag *d, bool ok, double secs)
@@ -228,7 +249,21 @@ static void print_json(const struct route_args *a, const struct subnet *sn,
 	printf(",\"engine\":");
 	json_str(stdout, a->engine);
 	printf(",\"lmc\":%u,\"max_lid\":%u,\"routing_seconds\":%.3f,\"peak_rss_kb\":%ld,"
-	       "\"vls_used\":1,", a->lmc, out->max_lid, secs, ru.ru_maxrss);
+	       "\"vls_used\":%d,\"vls\":[", a->lmc, out->max_lid, secs, ru.ru_maxrss,
+	       rep->vls_used ? __builtin_popcount(rep->vls_used) : 1);
+	/* Per VL that carries a route over a switch link: is its CDG acyclic? */
+	for (unsigned v = 0, k = 0; v < 16; v++)
+		if (rep->vls_used & (1u << v))
+			printf("%s{\"vl\":%u,\"acyclic\":%s}", k++ ? "," : "", v,
+			       rep->vls_cyclic & (1u << v) ? "false" : "true");
+	printf("],");
+	/* The SL-to-VL map every port must apply, when the engine chose SLs. */
+	if (out->sl) {
+		printf("\"sl2vl\":[");
+		for (unsigned sl = 0; sl < 16; sl++)
+			printf("%s%u", sl ? "," : "", out->sl2vl[sl]);
+		printf("],");
+	}
 	check_print_json(stdout, sn, rep, d, ok);
 	printf("}\n");
 }
@@ -355,7 +390,8 @@ int cmd_route(int argc, char **argv)
 	prog = (struct progress){ .t0 = t0, .tty = isatty(STDERR_FILENO) };
 	r = e->route(sn, &(struct route_opts){ .lmc = (uint8_t)a.lmc, .roots = a.roots,
 						 .n_roots = a.n_roots, .file = a.lfts,
-						 .threads = a.threads, .progress = progress_cb,
+						 .threads = a.threads, .vls = (uint8_t)a.vls,
+						 .progress = progress_cb,
 						 .progress_ctx = &prog }, &out, &why);
 	secs = now_s() - t0;
 	if (prog.shown && prog.tty)
@@ -367,6 +403,11 @@ int cmd_route(int argc, char **argv)
 	fprintf(stderr, "loom route: %s: %s: %u switches, %u LIDs, %.3f s; %s\n", a.topo, e->name,
 		out.n_sw, out.stats.dest_lids, secs, why.msg);
 	if (a.json || a.check) {
+		if (out.sl) { /* the SLs the engine chose, on the VLs its sl2vl gives */
+			co.sl = out.sl;
+			co.vl_of = vl_of_sl2vl;
+			co.vl_ctx = &out;
+		}
 		r = check_routes(sn, &out, &co, &rep, &d);
 		if (r < 0) {
 			fprintf(stderr, "loom route: checking the tables: %s\n", strerror(-r));

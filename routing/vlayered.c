@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vlayered: deadlock-free routing for any topology, balanced shortest paths
+ * spread over virtual layers (one SL, and one VL, per layer).
+ *
+ * Why this design. DFSSSP (Domke, Hoefler, Nagel 2011) routes first and
+ * then breaks cycles by moving paths between layers; it can run out of VLs
+ * and then fails. Nue (Domke, Hoefler, Matsuoka 2016) routes each
+ * destination inside one layer's dependency graph, never closing a cycle,
+ * with an escape that always completes, so any budget works; its routes
+ * need not be shortest and its cycle checks cost a search each. vlayered
+ * takes Nue's frame (routes assigned to layers, a per-layer CDG that
+ * is kept acyclic, an up/down escape committed to a layer up front so that
+ * routing never fails, even with one VL) and DFSSSP's routes (shortest
+ * paths weighted by the load already on each link). The cycle check is an
+ * incremental topological order per layer (vlayered_cdg.c), O(1) for most
+ * dependencies. Each switch's route to a LID goes to the lowest layer that
+ * takes it, so layers are opened only when needed: a fat tree's shortest
+ * paths are all up-then-down and fit one layer; a ring or torus needs two
+ * or more.
+ *
+ * Granularity: the SL is per (entry switch, LID), as route_out.sl allows:
+ * routes to one LID share one tree of next hops (the LFTs) but may ride
+ * different layers, which is what lets a torus do with a few. Traffic sourced
+ * by a switch without hosts (its own management traffic) adds no
+ * dependencies (as in the checker's CDG, host traffic is what holds
+ * credits); its SL is a layer that holds its route if there is one.
+ *
+ * Work: destinations in LID order, taking one from each switch in turn (so
+ * a batch spreads over the fabric rather than piling on one switch's
+ * links); per batch of VL_BATCH LIDs the BFSes run in parallel (lib/par.h),
+ * then one LID at a time the next hops are weighed against the loads as
+ * they are, fitted to layers, and their loads added. Ties go to
+ * the lowest port, the up/down order is by GUID: same model and options,
+ * same tables and SLs, whatever the node order or the number of threads.
+ * Cost per LID: a BFS and a pass over the links, O(switches + links), plus
+ * the dependency checks; those dominate on large tori and random graphs
+ * (a failed check searches the layer), and are what to speed up next.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/cleanup.h"
+#include "lib/par.h"
+#include "vlayered_priv.h"
+
+static void vl_free(struct vl *m)
+{
+	void *p[] = { m->adj_off, m->adj_nbr, m->rev, m->tail, m->adj_port, m->ch_off, m->hosts,
+		      m->load, m->ord, m->by_ord, m->dn, m->len, m->cnt, m->cur, m->chain,
+		      m->used, m->w, m->cost, m->in_l, m->sl };
+
+	for (size_t i = 0; i < ARRAY_SIZE(p); i++)
+		free(p[i]);
+	vl_cdg_free(m);
+	if (m->tree[0].nx)
+		for (size_t i = 0; i < ARRAY_SIZE(m->tree); i++) {
+			free(m->tree[i].nx);
+			free(m->tree[i].dist);
+			free(m->tree[i].order);
+		}
+}
+
+/* The edge index of a switch port linked to another switch, or VL_INF. */
+static uint32_t sw_peer(const struct vl *m, uint32_t node, unsigned num)
+{
+	const struct subnet *sn = m->sn;
+	uint32_t peer = sn->port[subnet_port_idx(sn, node, num)].peer;
+
+	if (peer == SUBNET_NONE)
+		return VL_INF;
+	if (sn->port[peer].node == node || !subnet_is_switch(sn, sn->port[peer].node))
+		return VL_INF; /* a cable from a switch to itself carries no route */
+	return m->out->sw_index[sn->port[peer].node];
+}
+
+static int count_edges(struct vl *m)
+{
+	const struct subnet *sn = m->sn;
+
+	m->adj_off = calloc((size_t)m->n_sw + 1, sizeof(*m->adj_off));
+	m->hosts = calloc((size_t)m->n_sw + 1, sizeof(*m->hosts));
+	if (!m->adj_off || !m->hosts)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < m->n_sw; s++) {
+		uint32_t node = m->out->sw_node[s];
+
+		m->adj_off[s] = m->n_ch;
+		for (unsigned p = 1; p <= sn->node[node].nports; p++) {
+			uint32_t peer = sn->port[subnet_port_idx(sn, node, p)].peer;
+
+			m->n_ch += sw_peer(m, node, p) != VL_INF;
+			m->hosts[s] += peer != SUBNET_NONE && !subnet_is_switch(sn, sn->port[peer].node);
+		}
+	}
+	m->adj_off[m->n_sw] = m->n_ch;
+	return 0;
+}
+
+/* Switch graph: edges in port order, each with its reverse and dependency bits. */
+static int build_graph(struct vl *m)
+{
+	const struct subnet *sn = m->sn;
+	_cleanup_free_ uint32_t *pe = malloc(((size_t)sn->n_ports + 1) * sizeof(*pe));
+	size_t n;
+	uint32_t e = 0;
+	int r = count_edges(m);
+
+	if (r < 0 || !pe)
+		return r < 0 ? r : -ENOMEM;
+	n = (size_t)m->n_ch + 1;
+	m->adj_nbr = malloc(n * sizeof(*m->adj_nbr));
+	m->rev = malloc(n * sizeof(*m->rev));
+	m->tail = malloc(n * sizeof(*m->tail));
+	m->adj_port = malloc(n);
+	m->ch_off = malloc(n * sizeof(*m->ch_off));
+	m->load = calloc(n, sizeof(*m->load));
+	if (!m->adj_nbr || !m->rev || !m->tail || !m->adj_port || !m->ch_off || !m->load)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < m->n_sw; s++) {
+		uint32_t node = m->out->sw_node[s];
+
+		for (unsigned p = 1; p <= sn->node[node].nports; p++) {
+			uint32_t y = sw_peer(m, node, p);
+
+			if (y == VL_INF)
+				continue;
+			pe[subnet_port_idx(sn, node, p)] = e;
+			m->adj_nbr[e] = y;
+			m->tail[e] = s;
+			m->adj_port[e++] = (uint8_t)p;
+		}
+	}
+	m->ch_off[0] = 0;
+	for (e = 0; e < m->n_ch; e++) {
+		uint32_t pi = subnet_port_idx(sn, m->out->sw_node[m->tail[e]], m->adj_port[e]);
+		uint32_t h = m->adj_nbr[e];
+
+		m->rev[e] = pe[sn->port[pi].peer];
+		m->ch_off[e + 1] = m->ch_off[e] + (m->adj_off[h + 1] - m->adj_off[h]);
+	}
+	return 0;
+}
+
+static int alloc_work(struct vl *m, uint32_t slots)
+{
+	size_t n = (size_t)m->n_sw + 1;
+
+	m->ord = malloc(n * sizeof(*m->ord));
+	m->by_ord = malloc(n * sizeof(*m->by_ord));
+	m->dn = malloc(n * sizeof(*m->dn));
+	m->len = malloc(n * sizeof(*m->len));
+	m->cnt = malloc(n * sizeof(*m->cnt));
+	m->cur = malloc(n * sizeof(*m->cur));
+	m->chain = malloc(n * sizeof(*m->chain));
+	m->used = calloc((size_t)m->n_ch + 1, sizeof(*m->used));
+	m->w = malloc(n * sizeof(*m->w));
+	m->cost = malloc(n * sizeof(*m->cost));
+	m->in_l = malloc(n);
+	m->sl = malloc(n);
+	if (!m->ord || !m->by_ord || !m->dn || !m->len || !m->cnt || !m->cur || !m->chain ||
+	    !m->used || !m->w || !m->cost || !m->in_l || !m->sl)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < slots; i++) {
+		struct vl_tree *t = &m->tree[i];
+
+		t->nx = malloc(n * sizeof(*t->nx));
+		t->dist = malloc(n * sizeof(*t->dist));
+		t->order = malloc(n * sizeof(*t->order));
+		if (!t->nx || !t->dist || !t->order)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Destinations on switches, in turns: the lowest LID of every switch (the
+ * switches in the order of their lowest LID), then the second, and so on.
+ * order[] gets destination numbers; returns how many.
+ */
+static int take_turns(const struct vl *m, const struct route_dest *d, uint32_t n,
+		      uint32_t *order)
+{
+	_cleanup_free_ uint32_t *start = calloc((size_t)m->n_sw + 2, sizeof(*start));
+	_cleanup_free_ uint32_t *by_sw = malloc(((size_t)n + 1) * sizeof(*by_sw));
+	_cleanup_free_ uint32_t *grp = malloc(((size_t)m->n_sw + 1) * sizeof(*grp));
+	_cleanup_free_ uint32_t *next = malloc(((size_t)m->n_sw + 1) * sizeof(*next));
+	uint32_t k = 0, n_grp = 0;
+
+	if (!start || !by_sw || !grp || !next)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		if (d[i].sw != SUBNET_NONE && !start[d[i].sw + 2]++)
+			grp[n_grp++] = d[i].sw; /* d[] is in LID order */
+	for (uint32_t s = 0; s < m->n_sw; s++)
+		start[s + 2] += start[s + 1];
+	for (uint32_t i = 0; i < n; i++)
+		if (d[i].sw != SUBNET_NONE)
+			by_sw[start[d[i].sw + 1]++] = i;
+	/* start[s] .. start[s + 1] - 1 are now s's destinations in LID order. */
+	for (uint32_t s = 0; s < m->n_sw; s++)
+		next[s] = start[s];
+	while (k < start[m->n_sw])
+		for (uint32_t g = 0; g < n_grp; g++)
+			if (next[grp[g]] < start[grp[g] + 1])
+				order[k++] = by_sw[next[grp[g]]++];
+	return (int)k;
+}
+
+/* The routes of tree t: link loads, the LID's column of the LFTs and SLs. */
+static void commit(struct vl *m, const struct vl_tree *t)
+{
+	struct route_stats *st = &m->out->stats;
+
+	for (uint32_t i = 0; i < t->n_reach; i++)
+		m->w[t->order[i]] = m->hosts[t->order[i]];
+	for (uint32_t i = t->n_reach; i-- > 1;) {
+		uint32_t s = t->order[i], e = t->nx[s];
+
+		m->load[e] += m->w[s];
+		m->w[vl_head(m, e)] += m->w[s];
+	}
+	for (uint32_t i = 0; i < t->n_reach; i++) {
+		uint32_t s = t->order[i];
+
+		route_lft(m->out, s)[t->lid] = s == t->dsw ? t->sw_port : m->adj_port[t->nx[s]];
+	}
+	for (uint32_t i = 0; i < t->n_reach; i++) {
+		uint32_t s = t->order[i];
+
+		route_sl(m->out, s)[t->lid] = m->sl[s];
+		if (i)
+			m->used[t->nx[s]] = t->dest + 1; /* for the port's next LID */
+	}
+	st->routes += t->n_reach;
+	st->unreach += m->n_sw - t->n_reach;
+	st->unreach_lids += t->n_reach < m->n_sw;
+}
+
+struct batch {
+	struct vl *m;
+	uint32_t dest[VL_BATCH + 1], slot[VL_BATCH + 1], n, n_slots;
+};
+
+static void build_one(void *ctx, uint64_t i, unsigned worker)
+{
+	struct batch *b = ctx;
+
+	(void)worker;
+	vl_tree_build(b->m, b->slot[i], b->dest[i]);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress(struct vl *m, uint64_t done, uint64_t total, double *last)
+{
+	double t;
+
+	if (!m->o->progress)
+		return;
+	t = now_s();
+	if (t - *last < 0.25 && done < total)
+		return;
+	*last = t;
+	m->o->progress(m->o->progress_ctx, "routing LIDs over virtual layers", done, total);
+}
+
+/* Batches of destinations (order[0..n-1]): trees in parallel, then placed in order. */
+static void route_all(struct vl *m, const uint32_t *order, uint32_t n)
+{
+	struct batch b = { .m = m };
+	uint64_t done = 0, total = m->out->stats.dest_lids;
+	double last = now_s();
+
+	for (uint32_t i = 0; i < n;) {
+		b.n = b.n_slots = 0;
+		while (i < n && b.n < VL_BATCH &&
+		       (!b.n || b.n_slots + m->dests[order[i]].nlids <= VL_BATCH)) {
+			b.dest[b.n] = order[i++];
+			b.slot[b.n] = b.n_slots;
+			b.n_slots += m->dests[b.dest[b.n++]].nlids;
+		}
+		par_for(b.n, par_workers(m->workers, b.n), build_one, &b);
+		for (uint32_t k = 0; k < b.n_slots; k++) {
+			vl_tree_place(m, &m->tree[k]);
+			commit(m, &m->tree[k]);
+		}
+		done += b.n_slots;
+		progress(m, done, total, &last);
+	}
+}
+
+/* Layers used become SLs 0, 1, ... in layer order; SL i travels on VL i. */
+static void number_layers(struct vl *m)
+{
+	struct route_out *out = m->out;
+	uint8_t sl_of[VL_LAYERS_MAX] = { 0 }, n = 0;
+	size_t cells = (size_t)out->n_sw * ((size_t)out->max_lid + 1);
+
+	for (uint8_t l = 0; l < m->n_layers; l++)
+		if (m->layer[l].used)
+			sl_of[l] = n++;
+	for (size_t i = 0; i < cells; i++)
+		out->sl[i] = sl_of[out->sl[i]];
+	out->n_vls = n ? n : 1;
+	/* Unused SLs map to VL 0: nothing is routed on them. */
+	memset(out->sl2vl, 0, sizeof(out->sl2vl));
+	for (uint8_t i = 0; i < out->n_vls; i++)
+		out->sl2vl[i] = i;
+}
+
+static int vl_run(struct vl *m, const struct route_dest *d, uint32_t n)
+{
+	_cleanup_free_ uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
+	uint32_t slots = VL_BATCH;
+	int cnt, r;
+
+	if (!order)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		if (d[i].nlids > slots)
+			slots = d[i].nlids;
+		if (d[i].sw == SUBNET_NONE) { /* on no switch: nobody reaches it */
+			m->out->stats.unreach += (uint64_t)m->n_sw * d[i].nlids;
+			m->out->stats.unreach_lids += d[i].nlids;
+		}
+	}
+	m->out->sl = calloc((size_t)m->n_sw * ((size_t)m->out->max_lid + 1) + 1, 1);
+	if (!m->out->sl)
+		return -ENOMEM;
+	r = build_graph(m);
+	if (r == 0)
+		r = alloc_work(m, slots);
+	if (r == 0)
+		r = vl_order(m);
+	if (r == 0)
+		r = vl_cdg_init(m);
+	if (r < 0)
+		return r;
+	cnt = take_turns(m, d, n, order);
+	if (cnt < 0)
+		return cnt;
+	route_all(m, order, (uint32_t)cnt);
+	number_layers(m);
+	return 0;
+}
+
+static void say(const struct vl *m, struct route_why *why)
+{
+	const struct route_stats *st = &m->out->stats;
+	char buf[sizeof(why->msg)];
+	int k;
+
+	if (st->unreach_lids)
+		k = snprintf(buf, sizeof(buf), "%u of %u LIDs cannot be reached from every switch "
+			     "(the fabric is in pieces); ", st->unreach_lids, st->dest_lids);
+	else
+		k = snprintf(buf, sizeof(buf), "routed %u LIDs on %u switches; ", st->dest_lids,
+			     m->n_sw);
+	if (k >= 0 && (size_t)k < sizeof(buf))
+		snprintf(buf + k, sizeof(buf) - (size_t)k,
+			 "%u of %u VLs used, %llu LIDs on the up/down escape (%u root%s)",
+			 m->out->n_vls, m->n_layers, (unsigned long long)m->escapes, m->n_roots,
+			 m->n_roots == 1 ? "" : "s");
+	route_why_set(why, "%s", buf);
+}
+
+static int vlayered_route(const struct subnet *sn, const struct route_opts *o,
+			  struct route_out *out, struct route_why *why)
+{
+	struct route_out res = { 0 };
+	_cleanup_free_ struct route_dest *d = NULL;
+	struct vl m = { .sn = sn, .o = o, .out = &res };
+	uint32_t n = 0;
+	int r;
+
+	if (o->vls > VL_LAYERS_MAX) {
+		route_why_set(why, "a budget of %u VLs: want 1-%u (0 for %u)", o->vls,
+			      VL_LAYERS_MAX, VL_LAYERS_MAX);
+		return -EINVAL;
+	}
+	r = route_out_init(sn, o, &res, &d, &n, why);
+	if (r < 0)
+		return r;
+	m.n_sw = res.n_sw;
+	m.dests = d;
+	m.n_layers = o->vls ? o->vls : VL_LAYERS_MAX;
+	m.esc = (uint8_t)(m.n_layers - 1);
+	m.workers = par_workers(o->threads, VL_BATCH);
+	r = vl_run(&m, d, n);
+	if (r >= 0)
+		say(&m, why);
+	vl_free(&m);
+	if (r < 0) {
+		if (r == -ENOMEM)
+			route_why_set(why, "out of memory routing %u switches", res.n_sw);
+		route_out_free(&res);
+		return r;
+	}
+	*out = res;
+	return 0;
+}
+
+const struct route_engine route_vlayered = {
+	.name = "vlayered",
+	.route = vlayered_route,
+};

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One LID's routes, in two passes.
+ *
+ * Pass 1 (in parallel over a batch of destinations): a BFS from the LID's
+ * switch, so every switch knows its fewest hops and its place in BFS order.
+ *
+ * Pass 2 (in LID order, one LID at a time, against the loads as they are):
+ * switches are settled nearest first. Each takes, among its next hops one
+ * hop nearer, the one whose path is lightest, a path weighing the routes
+ * its links already carry (DFSSSP's weights on the shortest-path DAG: this
+ * is Dijkstra in linear time). The other LIDs of the same port pay a large
+ * penalty for links an earlier one took, so with LMC > 0 they leave by
+ * different paths wherever the fabric has them.
+ *
+ * A switch with hosts must also give its own route a layer: one whose
+ * dependency graph takes all the route's dependencies without a cycle. Its
+ * SL is per (switch, LID), so routes to one LID may ride different layers.
+ * Layers are tried lowest first (fewest VLs), and in each the next hops
+ * lightest first; a route into a switch whose own route is already whole in
+ * the layer adds one dependency, else the walk goes on adding them. Only
+ * routes from switches with hosts add dependencies (only they carry traffic
+ * that holds credits; a switch without hosts may still be on them). If some
+ * switch's route fits no layer, everything this LID added is taken back and
+ * its routes become the up/down escape tree, all on the escape layer
+ * (vlayered_order.c), where they always fit. Nue searches beyond shortest
+ * paths at this point; keeping them shortest keeps the search linear, and
+ * the escape takes what no layer can.
+ */
+#include <string.h>
+
+#include "vlayered_priv.h"
+
+/* An earlier LID of the same port took this link: avoid it if possible. */
+#define LMC_PENALTY (1ull << 40)
+
+void vl_tree_build(struct vl *m, uint32_t slot, uint32_t dest)
+{
+	const struct route_dest *d = &m->dests[dest];
+
+	for (uint32_t k = 0; k < d->nlids; k++) {
+		struct vl_tree *t = &m->tree[slot + k];
+		uint32_t head = 0, tail = 1;
+
+		t->lid = d->lid + k;
+		t->dsw = d->sw;
+		t->dest = dest;
+		t->sw_port = d->sw_port;
+		memset(t->dist, 0xff, (size_t)m->n_sw * sizeof(*t->dist));
+		memset(t->nx, 0xff, (size_t)m->n_sw * sizeof(*t->nx));
+		t->order[0] = t->dsw;
+		t->dist[t->dsw] = 0;
+		while (head < tail) {
+			uint32_t s = t->order[head++];
+
+			for (uint32_t e = m->adj_off[s]; e < m->adj_off[s + 1]; e++) {
+				uint32_t y = m->adj_nbr[e];
+
+				if (t->dist[y] != VL_INF)
+					continue;
+				t->dist[y] = t->dist[s] + 1;
+				t->order[tail++] = y;
+			}
+		}
+		t->n_reach = tail;
+	}
+}
+
+static uint64_t weight(const struct vl *m, const struct vl_tree *t, uint32_t e)
+{
+	return m->cost[vl_head(m, e)] + m->load[e] +
+	       (m->used[e] == t->dest + 1 ? LMC_PENALTY : 0);
+}
+
+/* s's next hops one hop nearer, lightest first (ties: port order). */
+static uint32_t candidates(const struct vl *m, const struct vl_tree *t, uint32_t s,
+			   uint32_t *cand)
+{
+	uint32_t n = 0;
+
+	for (uint32_t e = m->adj_off[s]; e < m->adj_off[s + 1]; e++) {
+		uint32_t i;
+		uint64_t w;
+
+		if (t->dist[vl_head(m, e)] + 1 != t->dist[s])
+			continue;
+		w = weight(m, t, e);
+		for (i = n; i > 0 && weight(m, t, cand[i - 1]) > w; i--)
+			cand[i] = cand[i - 1];
+		cand[i] = e;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Switch s routes by edge e on layer l: add its dependency, and on along the
+ * route those not yet in the layer, up to a switch whose route is whole in
+ * it. Then every switch passed has its route whole in the layer.
+ */
+static bool try_chain(struct vl *m, uint8_t l, const struct vl_tree *t, uint32_t s, uint32_t e)
+{
+	uint32_t mark = m->n_undo, n = 0, x = s, ex = e;
+
+	m->cur[s] = e;
+	for (;;) {
+		uint32_t y = vl_head(m, ex);
+
+		if (y != t->dsw && !vl_dep_add(m, &m->layer[l], ex, m->cur[y])) {
+			vl_dep_undo(m, mark);
+			return false;
+		}
+		m->chain[n++] = x;
+		if (m->in_l[y] & 1u << l)
+			break;
+		x = y;
+		ex = m->cur[y];
+	}
+	while (n)
+		m->in_l[m->chain[--n]] |= (uint8_t)(1u << l);
+	return true;
+}
+
+/* A layer and next hop for host switch s: the lowest layer that takes one. */
+static bool place_switch(struct vl *m, const struct vl_tree *t, uint32_t s, const uint32_t *cand,
+			 uint32_t n)
+{
+	for (uint8_t l = 0; l < m->n_layers; l++)
+		for (uint32_t i = 0; i < n; i++)
+			if (try_chain(m, l, t, s, cand[i])) {
+				m->sl[s] = l;
+				return true;
+			}
+	return false;
+}
+
+static bool place_all(struct vl *m, struct vl_tree *t)
+{
+	uint32_t cand[SUBNET_MAX_PORTS + 1];
+
+	m->cost[t->dsw] = 0;
+	m->in_l[t->dsw] = 0xff;
+	m->sl[t->dsw] = 0;
+	for (uint32_t i = 1; i < t->n_reach; i++) {
+		uint32_t s = t->order[i], n = candidates(m, t, s, cand);
+
+		m->in_l[s] = 0;
+		m->sl[s] = 0;
+		if (!m->hosts[s])
+			m->cur[s] = cand[0];
+		else if (!place_switch(m, t, s, cand, n))
+			return false;
+		m->cost[s] = weight(m, t, m->cur[s]);
+	}
+	return true;
+}
+
+void vl_tree_place(struct vl *m, struct vl_tree *t)
+{
+	m->n_undo = 0;
+	if (place_all(m, t)) {
+		for (uint32_t i = 1; i < t->n_reach; i++) {
+			uint32_t s = t->order[i];
+
+			t->nx[s] = m->cur[s];
+			/* A switch without hosts: a layer that holds its route, if any. */
+			if (!m->hosts[s] && m->in_l[s])
+				m->sl[s] = (uint8_t)__builtin_ctz(m->in_l[s]);
+			m->layer[m->sl[s]].used = true;
+		}
+		m->n_undo = 0;
+		return;
+	}
+	vl_dep_undo(m, 0);
+	vl_escape_tree(m, t);
+	for (uint32_t i = 0; i < t->n_reach; i++)
+		m->sl[t->order[i]] = m->esc;
+	m->layer[m->esc].used = true;
+	m->escapes++;
+}

@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for the vlayered engine (routing/vlayered*.c) and the checker's
+ * per-VL channel dependency graphs. LIDs come from the LID manager, and the
+ * tables are judged by the route checker (routing/check.h), which follows
+ * the LFTs and the SLs and knows nothing of how they were made: every host
+ * pair delivered, no loop, every switch reaches every switch LID, and no
+ * cycle in any VL's channel dependency graph.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lib/cleanup.h"
+#include "lib/diag.h"
+#include "routing/check.h"
+#include "routing/route.h"
+#include "sm/lid.h"
+#include "sm/subnet.h"
+#include "sm/topo.h"
+
+static char *topo_path(const char *name)
+{
+	const char *srcdir = getenv("srcdir");
+	static char path[4096];
+
+	snprintf(path, sizeof(path), "%s/tests/topologies/%s", srcdir ? srcdir : ".", name);
+	return path;
+}
+
+static struct subnet *read_mem(const char *text, size_t len)
+{
+	struct subnet *sn = NULL;
+	struct diag d = { 0 };
+
+	if (topo_read_mem(text, len, "mem", &sn, &d) < 0)
+		diag_print(&d, stderr);
+	diag_free(&d);
+	assert_non_null(sn);
+	return sn;
+}
+
+static struct subnet *load(const char *name)
+{
+	struct subnet *sn = NULL;
+	struct diag d = { 0 };
+
+	if (topo_read_file(topo_path(name), &sn, &d) < 0)
+		diag_print(&d, stderr);
+	diag_free(&d);
+	assert_non_null(sn);
+	return sn;
+}
+
+static void give_lids(struct subnet *sn, uint8_t lmc)
+{
+	struct lid_map *m = NULL;
+	struct lid_report rep = { .msgs.limit = LID_MAX_MSGS };
+
+	assert_int_equal(lid_map_new(&m), 0);
+	assert_int_equal(lid_assign(sn, m, lmc, &rep), 0);
+	lid_report_free(&rep);
+	lid_map_free(m);
+}
+
+static int run(const struct subnet *sn, uint8_t lmc, uint8_t vls, unsigned threads,
+	       struct route_out *out, struct route_why *why)
+{
+	const struct route_engine *e = route_engine_find("vlayered");
+	struct route_opts o = { .lmc = lmc, .vls = vls, .threads = threads };
+
+	assert_non_null(e);
+	memset(out, 0, sizeof(*out));
+	memset(why, 0, sizeof(*why));
+	return e->route(sn, &o, out, why);
+}
+
+/* The checker's verdict on the tables and the SLs (VL = SL, as sl2vl says). */
+static void judge(const struct subnet *sn, const struct route_out *out, struct check_report *rep)
+{
+	struct check_opts co = { .sl = out->sl };
+	struct diag d = { .limit = 20 };
+
+	assert_int_equal(check_routes(sn, out, &co, rep, &d), 0);
+	if (!check_ok(rep) || !rep->cdg_acyclic)
+		diag_print(&d, stderr);
+	diag_free(&d);
+}
+
+/* vlayered on sn with a budget: clean, within it, SL i on VL i. Returns VLs used. */
+static unsigned clean(const char *tag, struct subnet *sn, uint8_t lmc, uint8_t vls)
+{
+	struct route_out out;
+	struct route_why why;
+	struct check_report rep;
+	unsigned n;
+
+	give_lids(sn, lmc);
+	assert_int_equal(run(sn, lmc, vls, 2, &out, &why), 0);
+	assert_non_null(out.sl);
+	judge(sn, &out, &rep);
+	if (!check_ok(&rep) || !rep.cdg_acyclic || rep.vls_cyclic || out.stats.unreach)
+		fail_msg("%s lmc %u vls %u: unreachable %llu, loops %llu, switch LIDs bad %llu, "
+			 "acyclic %d; why: %s", tag, lmc, vls,
+			 (unsigned long long)rep.unreachable, (unsigned long long)rep.loops,
+			 (unsigned long long)rep.sw_bad, rep.cdg_acyclic, why.msg);
+	n = out.n_vls;
+	assert_true(n >= 1 && n <= (vls ? vls : 8));
+	assert_true(rep.vls_used < 1u << n); /* only the VLs it said */
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(out.sl2vl[i], i);
+	route_out_free(&out);
+	return n;
+}
+
+/* A ring of n switches "sI", host "hI" on port 1, port 2 to the next's port 3. */
+static struct subnet *ring(unsigned n)
+{
+	char text[8192];
+	size_t k = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		k += (size_t)snprintf(text + k, sizeof(text) - k, "Hca\t1 \"h%u\"\n[1]\t\"s%u\"[1]\n\n",
+				      i, i);
+	for (unsigned i = 0; i < n; i++)
+		k += (size_t)snprintf(text + k, sizeof(text) - k,
+				      "Switch\t4 \"s%u\"\n[1]\t\"h%u\"[1]\n[2]\t\"s%u\"[3]\n"
+				      "[3]\t\"s%u\"[2]\n\n", i, i, (i + 1) % n, (i + n - 1) % n);
+	return read_mem(text, k);
+}
+
+/* Shortest paths on a ring of five close a credit loop each way: two VLs. */
+static void test_ring(void **state)
+{
+	struct subnet *sn = ring(5);
+	struct route_out out;
+	struct route_why why;
+	struct check_report rep;
+
+	(void)state;
+	assert_int_equal(clean("ring5", sn, 0, 8), 2);
+	give_lids(sn, 0);
+	assert_int_equal(run(sn, 0, 8, 1, &out, &why), 0);
+	judge(sn, &out, &rep);
+	assert_int_equal(rep.extra_max, 0); /* all shortest */
+	assert_int_equal(rep.vls_used, 3);
+	route_out_free(&out);
+	/* One VL: the escape takes what does not fit, still clean. */
+	assert_int_equal(clean("ring5", sn, 0, 1), 1);
+	assert_int_equal(clean("ring5", sn, 1, 1), 1);
+	subnet_free(sn);
+}
+
+static void test_tori(void **state)
+{
+	const char *files[] = { "torus2d-4x4.topo", "torus3d-3x3x3.topo", "random-16-d4.topo",
+				"dragonfly-small.topo" };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		struct subnet *sn = load(files[i]);
+
+		for (uint8_t vls = 1; vls <= 8; vls *= 2)
+			clean(files[i], sn, 0, vls);
+		clean(files[i], sn, 2, 0);
+		subnet_free(sn);
+	}
+}
+
+/* A fat tree's shortest paths are up-then-down: one layer holds them all. */
+static void test_fat_trees(void **state)
+{
+	const char *files[] = { "ft2-k8.topo", "ft3-k4.topo", "ft2-k8-degraded.topo" };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		struct subnet *sn = load(files[i]);
+
+		assert_int_equal(clean(files[i], sn, 0, 8), 1);
+		assert_int_equal(clean(files[i], sn, 1, 8), 1);
+		subnet_free(sn);
+	}
+}
+
+static void test_small_ones(void **state)
+{
+	const char *files[] = { "loop.topo", "parallel.topo", "2sw2path.topo",
+				"single-switch.topo" };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		struct subnet *sn = load(files[i]);
+
+		clean(files[i], sn, 0, 1);
+		clean(files[i], sn, 2, 8);
+		subnet_free(sn);
+	}
+}
+
+/* The same fabric with its node blocks in reverse order (GUIDs are explicit). */
+static char *reversed(const char *file, size_t *len)
+{
+	FILE *f = fopen(topo_path(file), "r");
+	char *text = NULL, *out, *blk[4096] = { NULL };
+	size_t cap = 0, n = 0, k = 0;
+	ssize_t got;
+
+	assert_non_null(f);
+	got = getdelim(&text, &cap, '\0', f);
+	fclose(f);
+	assert_true(got > 0);
+	out = calloc((size_t)got + 8, 1);
+	assert_non_null(out);
+	for (char *p = text, *q; p && *p && n < 4096; p = q) {
+		q = strstr(p, "\n\n");
+		if (q) {
+			q[1] = '\0';
+			q += 2;
+		}
+		blk[n++] = p;
+	}
+	assert_true(n > 4);
+	k += (size_t)sprintf(out + k, "%s\n", blk[0] ? blk[0] : "");
+	for (size_t i = n; i-- > 1;)
+		k += (size_t)sprintf(out + k, "%s%s\n", blk[i],
+				     blk[i][strlen(blk[i]) - 1] == '\n' ? "" : "\n");
+	free(text);
+	*len = k;
+	return out;
+}
+
+/* Switch by switch (by GUID), the same LFT and SL rows. */
+static void same_rows(const struct subnet *a, const struct route_out *ra, const struct subnet *b,
+		      const struct route_out *rb)
+{
+	assert_int_equal(ra->n_sw, rb->n_sw);
+	assert_int_equal(ra->max_lid, rb->max_lid);
+	assert_int_equal(ra->n_vls, rb->n_vls);
+	for (uint32_t s = 0; s < ra->n_sw; s++) {
+		uint32_t node = subnet_find_guid(b, a->node[ra->sw_node[s]].guid), t;
+
+		assert_int_not_equal(node, SUBNET_NONE);
+		t = rb->sw_index[node];
+		assert_memory_equal(route_lft(ra, s), route_lft(rb, t), (size_t)ra->max_lid + 1);
+		assert_memory_equal(route_sl(ra, s), route_sl(rb, t), (size_t)ra->max_lid + 1);
+	}
+}
+
+static void test_node_order(void **state)
+{
+	const char *files[] = { "torus2d-4x4.topo", "random-16-d4.topo", "dragonfly-small.topo",
+				"ft3-k4.topo" };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		size_t len;
+		char *text = reversed(files[i], &len);
+		struct subnet *a = load(files[i]), *b = read_mem(text, len);
+		struct route_out ra, rb;
+		struct route_why why;
+
+		for (uint8_t lmc = 0; lmc <= 1; lmc++) {
+			give_lids(a, lmc);
+			give_lids(b, lmc);
+			assert_int_equal(run(a, lmc, 0, 1, &ra, &why), 0);
+			assert_int_equal(run(b, lmc, 0, 1, &rb, &why), 0);
+			same_rows(a, &ra, b, &rb);
+			route_out_free(&ra);
+			route_out_free(&rb);
+		}
+		subnet_free(a);
+		subnet_free(b);
+		free(text);
+	}
+}
+
+static void test_threads(void **state)
+{
+	struct subnet *sn = load("dragonfly-small.topo");
+	struct route_out a, b;
+	struct route_why why;
+
+	(void)state;
+	give_lids(sn, 1);
+	assert_int_equal(run(sn, 1, 0, 1, &a, &why), 0);
+	assert_int_equal(run(sn, 1, 0, 4, &b, &why), 0);
+	same_rows(sn, &a, sn, &b);
+	route_out_free(&a);
+	route_out_free(&b);
+	subnet_free(sn);
+}
+
+/* How often the two LIDs of a host leave a switch (not its own) by different ports. */
+static double lmc_spread(const char *file)
+{
+	struct subnet *sn = load(file);
+	struct route_out out;
+	struct route_why why;
+	uint32_t spread = 0, total = 0;
+
+	give_lids(sn, 1);
+	assert_int_equal(run(sn, 1, 0, 1, &out, &why), 0);
+	for (uint32_t p = 0; p < sn->n_ports; p++) {
+		const struct subnet_port *sp = &sn->port[p];
+
+		if (subnet_is_switch(sn, sp->node) || !sp->lid || sp->peer == SUBNET_NONE)
+			continue;
+		for (uint32_t s = 0; s < out.n_sw; s++) {
+			const uint8_t *row = route_lft(&out, s);
+
+			if (out.sw_node[s] == sn->port[sp->peer].node)
+				continue; /* its own switch */
+			total++;
+			spread += row[sp->lid] != row[sp->lid + 1];
+		}
+	}
+	route_out_free(&out);
+	subnet_free(sn);
+	return total ? (double)spread / total : 0;
+}
+
+/*
+ * LMC: a port's LIDs take different paths where the fabric has them. On a
+ * fat tree every leaf has a choice of spines for every other leaf's hosts;
+ * on a torus fewer switches have a choice, and fitting routes into few
+ * layers comes first.
+ */
+static void test_lmc_spread(void **state)
+{
+	(void)state;
+	assert_true(lmc_spread("ft2-k8.topo") > 0.5);
+	assert_true(lmc_spread("torus2d-4x4.topo") > 0.3);
+}
+
+static void test_refused(void **state)
+{
+	struct subnet *sn = load("torus2d-4x4.topo");
+	struct route_out out;
+	struct route_why why;
+
+	(void)state;
+	give_lids(sn, 0);
+	assert_int_equal(run(sn, 0, 9, 1, &out, &why), -EINVAL);
+	assert_non_null(strstr(why.msg, "1-8"));
+	subnet_free(sn);
+}
+
+/* ---- the checker's per-VL graphs, on tables made by hand ---------------------- */
+
+static uint8_t all_vl0(void *ctx, uint32_t node, uint8_t in, uint8_t out, uint8_t sl)
+{
+	(void)ctx, (void)node, (void)in, (void)out, (void)sl;
+	return 0;
+}
+
+static uint8_t sl1_dropped(void *ctx, uint32_t node, uint8_t in, uint8_t out, uint8_t sl)
+{
+	(void)ctx, (void)node, (void)in, (void)out;
+	return sl == 1 ? 15 : sl;
+}
+
+/* Ring position of the switch node is (its name is sN). */
+static unsigned pos_of(const struct subnet *sn, uint32_t node)
+{
+	return (unsigned)atoi(subnet_str(sn, sn->node[node].name) + 1);
+}
+
+/*
+ * A ring of four, every route clockwise: one VL has a credit loop. Routes
+ * that go through s0 from s3 on to s1 take SL 1: neither SL then holds all
+ * four turns of the ring, so both are acyclic.
+ */
+static void test_checker_per_vl(void **state)
+{
+	struct subnet *sn = ring(4);
+	struct route_out out;
+	struct route_why why;
+	struct check_report rep;
+	struct check_opts co = { 0 };
+	struct diag d = { .limit = 20 };
+	uint8_t *sl;
+
+	(void)state;
+	give_lids(sn, 0);
+	/* minhop numbers the switches and sizes the tables; then overwrite them. */
+	assert_int_equal(route_engine_find("minhop")->route(sn, &(struct route_opts){ 0 }, &out,
+							    &why), 0);
+	sl = calloc((size_t)out.n_sw * (out.max_lid + 1u), 1);
+	assert_non_null(sl);
+	for (uint32_t p = 0; p < sn->n_ports; p++) {
+		const struct subnet_port *sp = &sn->port[p];
+		uint32_t at;
+
+		if (!sp->lid || (subnet_is_switch(sn, sp->node) ? sp->num : !sp->num))
+			continue;
+		at = subnet_is_switch(sn, sp->node) ? sp->node : sn->port[sp->peer].node;
+		for (uint32_t s = 0; s < out.n_sw; s++) {
+			unsigned from = pos_of(sn, out.sw_node[s]), to = pos_of(sn, at);
+
+			if (out.sw_node[s] != at)
+				route_lft(&out, s)[sp->lid] = 2;
+			else
+				route_lft(&out, s)[sp->lid] = subnet_is_switch(sn, sp->node) ? 0 : 1;
+			sl[s * (out.max_lid + 1u) + sp->lid] = to && to < from;
+		}
+	}
+	assert_int_equal(check_routes(sn, &out, &co, &rep, &d), 0);
+	assert_true(check_ok(&rep));
+	assert_false(rep.cdg_acyclic);
+	assert_int_equal(rep.vls_cyclic, 1);
+	diag_free(&d);
+
+	co.sl = sl;
+	assert_int_equal(check_routes(sn, &out, &co, &rep, &d), 0);
+	assert_true(check_ok(&rep));
+	assert_true(rep.cdg_acyclic);
+	assert_int_equal(rep.vls_used, 3);
+	assert_int_equal(rep.vls_cyclic, 0);
+	diag_free(&d);
+
+	co.vl_of = all_vl0; /* the same SLs, all on one VL: the loop is back */
+	assert_int_equal(check_routes(sn, &out, &co, &rep, &d), 0);
+	assert_false(rep.cdg_acyclic);
+	assert_int_equal(rep.vls_used, 1);
+	assert_int_equal(rep.vls_cyclic, 1);
+	diag_free(&d);
+
+	co.vl_of = sl1_dropped; /* SL 1 on VL 15: those routes are dropped */
+	assert_int_equal(check_routes(sn, &out, &co, &rep, &d), 0);
+	assert_true(rep.unreachable > 0);
+	assert_true(rep.cdg_acyclic);
+	assert_int_equal(rep.vls_used, 1);
+	diag_free(&d);
+
+	free(sl);
+	route_out_free(&out);
+	subnet_free(sn);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring),
+		cmocka_unit_test(test_tori),
+		cmocka_unit_test(test_fat_trees),
+		cmocka_unit_test(test_small_ones),
+		cmocka_unit_test(test_node_order),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_lmc_spread),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_checker_per_vl),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
