@@ -7,6 +7,13 @@
  * and sent only if it differs. OperationalVLs goes with the PortInfo Set
  * (prog.c); a mapping to a VL the port does not operate is folded into its
  * VLs and reported.
+ *
+ * A routing engine that breaks credit loops with VLs (route_out.sl: the
+ * vlayered engine) needs its own SL-to-VL map on every port: it wins over
+ * the classes' sl2vl, and a class that asked for another map is reported
+ * (IBA gives one table per port pair; two owners cannot share it). Its map
+ * is never folded: a port running fewer VLs than the routes need is
+ * reported as what it is, a place where credit loops are possible.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -40,13 +47,20 @@ static unsigned vls_of(uint8_t code)
 	return code < 6 ? n[code] : 1;
 }
 
-/* The table port pi (an output port) should hold; *folded if VLs had to be folded. */
+/* The table port pi (an output port) should hold; *folded if VLs had to be
+ * folded (or, for the engine's map, are missing). */
 static void want_sl2vl(const struct prog *g, uint32_t pi, uint8_t vl[SMP_NUM_SL], bool *folded)
 {
 	const struct config_qos_class *c = &g->o->qos->qos[prog_port_class(g, pi)];
 	unsigned n = vls_of(g->live->port[pi].pi.op_vls);
 
 	*folded = false;
+	if (g->ro->sl) {
+		memcpy(vl, g->ro->sl2vl, SMP_NUM_SL);
+		for (unsigned sl = 0; sl < SMP_NUM_SL; sl++)
+			*folded |= vl[sl] != 15 && vl[sl] >= n;
+		return;
+	}
 	for (unsigned sl = 0; sl < SMP_NUM_SL; sl++) {
 		vl[sl] = c->sl2vl[sl];
 		if (vl[sl] != 15 && vl[sl] >= n) { /* VL15: the SL is dropped, on purpose */
@@ -135,10 +149,33 @@ static void fold_report(struct prog *g, uint32_t pi)
 	char buf[160];
 
 	want_sl2vl(g, pi, vl, &folded);
-	if (folded)
+	if (folded && g->ro->sl)
+		diag_msg(&g->rep->msgs, "%s: runs %u data VLs, the routes need %u: traffic on "
+			 "the VLs it lacks is dropped there, and credit loops are possible; give "
+			 "the routing engine fewer VLs (sm.routing.vls) or the port more",
+			 prog_port_name(g, pi, buf, sizeof(buf)), vls_of(g->live->port[pi].pi.op_vls),
+			 g->ro->n_vls);
+	else if (folded)
 		diag_msg(&g->rep->msgs, "%s: runs %u data VLs; SL-to-VL entries beyond them are "
 			 "folded into them (VL %% %u)", prog_port_name(g, pi, buf, sizeof(buf)),
 			 vls_of(g->live->port[pi].pi.op_vls), vls_of(g->live->port[pi].pi.op_vls));
+}
+
+/* The engine's map wins; say which classes asked for another (once a run). */
+static void sl2vl_conflicts(struct prog *g)
+{
+	const struct config *c = g->o->qos;
+	struct config *def = NULL;
+
+	if (!g->ro->sl || config_defaults(&def) < 0)
+		return;
+	for (unsigned k = 0; k < _CONFIG_CLASS_MAX; k++)
+		if (memcmp(c->qos[k].sl2vl, def->qos[k].sl2vl, SMP_NUM_SL) &&
+		    memcmp(c->qos[k].sl2vl, g->ro->sl2vl, SMP_NUM_SL))
+			diag_msg(&g->rep->msgs, "qos: %s: sl2vl not applied: the routing engine "
+				 "spreads routes over %u VLs and needs SL n -> VL n on every port",
+				 config_class_name((enum config_port_class)k), g->ro->n_vls);
+	config_free(def);
 }
 
 static void switch_sl2vl(struct prog *g, uint32_t node)
@@ -162,6 +199,7 @@ void prog_program_qos(struct prog *g)
 {
 	static const enum smp_vlarb_block blocks[] = { SMP_VLARB_LOW_0_31, SMP_VLARB_HIGH_0_31 };
 
+	sl2vl_conflicts(g);
 	for (uint32_t node = 0; node < g->sn->n_nodes && !g->err; node++)
 		if (subnet_is_switch(g->sn, node))
 			switch_sl2vl(g, node);

@@ -105,6 +105,7 @@ static int route_and_program(struct sweeper *s, struct subnet *sn, struct disc_l
 	struct prog_report prep = { .msgs.limit = PROG_MAX_MSGS };
 	struct route_why why = { { 0 } };
 	struct pkey_plan plan = { 0 };
+	_cleanup_(config_freep) struct config *def = NULL;
 	struct prog_opts po = { .sm_lid = sn->port[sm_port(sn, live)].lid,
 				.subnet_prefix = s->o.subnet_prefix ? s->o.subnet_prefix :
 						 sn->subnet_prefix };
@@ -133,6 +134,10 @@ static int route_and_program(struct sweeper *s, struct subnet *sn, struct disc_l
 			return r;
 		po.pkeys = &plan;
 		po.qos = s->o.config;
+	} else if (ro.sl && config_defaults(&def) == 0) {
+		/* No loom.yaml, but the engine's SL-to-VL map must be programmed:
+		 * the default QoS classes carry it (prog_qos.c). */
+		po.qos = def;
 	}
 	r = prog_run(s->x, sn, live, &ro, &po, s->cache, &prep);
 	pkey_plan_free(&plan);
