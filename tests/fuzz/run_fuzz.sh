@@ -14,7 +14,7 @@ declare -A sources=(
 	[topo]="sm/topo*.c sm/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
 	[smp]="mad/smp.c mad/smp_agent.c mad/smp_tables.c"
 	[config]="config/*.c lib/array.c lib/diag.c"
-	[lft_text]="routing/*.c sm/topo*.c sm/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
+	[lft_text]="routing/*.c sm/topo*.c sm/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c lib/par.c"
 	[guid2lid]="sm/lid.c sm/lid_file.c sm/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
 )
 # target name -> libraries it links besides the sanitizers (pkg-config names are not used
