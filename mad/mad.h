@@ -6,6 +6,7 @@
  * DOC: mad/ — management datagrams: bytes on the wire in, host-order structs out.
  *   mad.h    this header: the transport ops every sender goes through
  *   umad.c   transport over libibumad: open a CA port, register the SMI classes
+ *            (and, for the SM, the SA class on the GSI with kernel RMPP)
  *   smp.c    SMP codec: encode directed-route Get/Set, decode and check responses
  *            into host-order NodeInfo, NodeDescription, PortInfo, SwitchInfo
  *   txn.c    transactions: window of outstanding MADs, TIDs, timeouts, retries,
@@ -21,6 +22,17 @@
 
 /* IBA 13.4: every MAD (SMPs included) is 256 bytes on the wire. */
 #define MAD_SIZE 256
+/*
+ * IBA 13.6: an RMPP message (an SA GetTable answer) goes to the kernel whole
+ * and leaves as segments; this bounds one such message.
+ */
+#define MAD_RMPP_MAX (16u << 20)
+
+/* Which of our agents a received MAD came for. */
+enum mad_agent {
+	MAD_AGENT_SMI, /* the SMP classes 0x01 and 0x81 (QP0) */
+	MAD_AGENT_SA,  /* Subnet Administration, class 0x03 (QP1, the GSI) */
+};
 
 /*
  * Where a MAD came from, or goes: a LID and a QP. A directed-route SMP needs
@@ -30,12 +42,22 @@
 struct mad_addr {
 	uint16_t lid;
 	uint32_t qpn;
+	/*
+	 * GSI only, zero for SMPs: the requester's SL and the index of the
+	 * P_Key (in our port's table) its request came with; an answer goes
+	 * back with both (IBA 13.5.4.2).
+	 */
+	uint8_t sl;
+	uint16_t pkey_index;
+	uint8_t agent; /* enum mad_agent; set by recv */
 };
 
 /*
  * A transport moves whole MADs. send and recv return >= 0 or -errno; recv
  * never blocks: -EAGAIN when nothing is queued. send's to is NULL for a
- * directed-route SMP; recv fills *from when it is not NULL. fd is readable
+ * directed-route SMP; recv fills *from when it is not NULL. An SA (class
+ * 0x03) MAD with RMPP Active may be longer than MAD_SIZE (up to
+ * MAD_RMPP_MAX): the kernel segments it. fd is readable
  * when recv has something (for poll() or sd-event). Unit tests plug in a fake.
  */
 struct mad_transport_ops {

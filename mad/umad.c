@@ -15,11 +15,21 @@
 /* IBA 13.4 and 14.2.1: the SMP classes, both class version 1. */
 #define CLASS_SUBN_LID 0x01
 #define CLASS_SUBN_DIR 0x81
+/* IBA 15.2.1: Subnet Administration, class version 2; its QKey (IBA 10.2.4.4: QP1's). */
+#define CLASS_SA 0x03
+#define SA_CLASS_VERSION 2
+#define QP1_QKEY 0x80010000
+/* Tries of an RMPP answer whose ACKs stop coming, after the first (the kernel's rewind). */
+#define SA_SEND_RETRIES 3
+/* IBA 15.2.1.1: the SA header; an empty GetTableResp is just that. */
+#define SA_HDR_SIZE 56
 
 struct mad_umad {
 	int portid;
 	int issm_fd; /* open while we are the SM: sets PortInfo:IsSM (IBA 14.4.2) */
 	int agent_lid, agent_dir;
+	int agent_sa; /* -1 unless opened with MAD_UMAD_SA */
+	unsigned long dropped_long;
 	unsigned port;
 	char ca[UMAD_CA_NAME_LEN];
 	/* umad header + one MAD; libibumad wants them contiguous. */
@@ -96,6 +106,25 @@ static int register_agents(struct mad_umad *u, bool sm)
 }
 
 /*
+ * The SA's agent: every request method the SA defines (IBA 15.4: Get, Set,
+ * GetTable, GetTraceTable, GetMulti, Delete), so that the ones it does not
+ * serve yet are answered with a status instead of dropped by the kernel.
+ * rmpp_version 1: the kernel (the RMPP shim on the simulator) segments what
+ * we write and reassembles what comes in.
+ */
+static int register_sa(struct mad_umad *u)
+{
+	static const uint8_t methods[] = { 0x01, 0x02, 0x12, 0x13, 0x14, 0x15 };
+	long mask[16 / sizeof(long)];
+
+	memset(mask, 0, sizeof(mask));
+	for (size_t i = 0; i < sizeof(methods); i++)
+		mask[methods[i] / (8 * sizeof(long))] |= 1L << (methods[i] % (8 * sizeof(long)));
+	u->agent_sa = umad_register(u->portid, CLASS_SA, SA_CLASS_VERSION, 1, mask);
+	return u->agent_sa < 0 ? u->agent_sa : 0;
+}
+
+/*
  * Opening the issm device is how a process tells the kernel (and umad2sim
  * the simulator) that it is the SM: the port's IsSM capability bit is set
  * for as long as the file stays open.
@@ -120,7 +149,7 @@ int mad_umad_open(const char *ca, unsigned port, unsigned flags, struct mad_umad
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return -ENOMEM;
-	u->portid = u->agent_lid = u->agent_dir = u->issm_fd = -1;
+	u->portid = u->agent_lid = u->agent_dir = u->agent_sa = u->issm_fd = -1;
 	/*
 	 * umad_size() is 56 here, yet umad_get_mad() points 64 bytes in
 	 * (struct ib_user_mad's data is 8-aligned): size by the larger.
@@ -139,6 +168,8 @@ int mad_umad_open(const char *ca, unsigned port, unsigned flags, struct mad_umad
 		goto fail;
 	}
 	r = register_agents(u, flags & MAD_UMAD_SM);
+	if (r == 0 && (flags & MAD_UMAD_SA))
+		r = register_sa(u);
 	if (r < 0)
 		goto fail;
 	if (flags & MAD_UMAD_SM) {
@@ -165,6 +196,11 @@ void mad_umad_close(struct mad_umad *u)
 	free(u);
 }
 
+unsigned long mad_umad_dropped_long(const struct mad_umad *u)
+{
+	return u->dropped_long;
+}
+
 const char *mad_umad_ca(const struct mad_umad *u)
 {
 	return u->ca;
@@ -175,12 +211,43 @@ unsigned mad_umad_port(const struct mad_umad *u)
 	return u->port;
 }
 
+/*
+ * An SA MAD goes to the requester's QP with QP1's QKey, on its SL and
+ * P_Key (IBA 13.5.4.2: an answer uses the request's). With RMPP Active it
+ * may be long: the kernel segments it, retrying a silent receiver.
+ */
+static int send_sa(struct mad_umad *u, const uint8_t *mad, size_t len, const struct mad_addr *to)
+{
+	uint8_t *buf = u->buf;
+	int r;
+
+	if (u->agent_sa < 0 || !to || len < SA_HDR_SIZE || len > MAD_RMPP_MAX)
+		return -EINVAL;
+	if (len > MAD_SIZE) {
+		buf = calloc(1, umad_hdr_size() + len);
+		if (!buf)
+			return -ENOMEM;
+	} else {
+		memset(buf, 0, umad_hdr_size() + MAD_SIZE);
+	}
+	memcpy(umad_get_mad(buf), mad, len);
+	umad_set_addr(buf, to->lid, (int)to->qpn, to->sl, QP1_QKEY);
+	umad_set_pkey(buf, to->pkey_index);
+	r = umad_send(u->portid, u->agent_sa, buf, (int)len, 0, SA_SEND_RETRIES);
+	r = r < 0 ? (errno ? -errno : -EIO) : 0;
+	if (buf != u->buf)
+		free(buf);
+	return r;
+}
+
 static int umad_t_send(void *t, const uint8_t *mad, size_t len, unsigned timeout_ms,
 		       const struct mad_addr *to)
 {
 	struct mad_umad *u = t;
 	int agent, r;
 
+	if (len >= 2 && mad[1] == CLASS_SA)
+		return send_sa(u, mad, len, to);
 	if (len != MAD_SIZE)
 		return -EINVAL;
 	agent = mad[1] == CLASS_SUBN_DIR ? u->agent_dir : u->agent_lid;
@@ -197,6 +264,28 @@ static int umad_t_send(void *t, const uint8_t *mad, size_t len, unsigned timeout
 	return r < 0 ? (errno ? -errno : -EIO) : 0;
 }
 
+/*
+ * A message longer than the buffer (an RMPP request, e.g. a MultiPathRecord
+ * query nothing here serves yet) stays queued in the kernel: read it into
+ * one of its size and throw it away, counted, rather than see it again and
+ * again.
+ */
+static int drop_long(struct mad_umad *u, int need)
+{
+	uint8_t *big;
+	int n = need, r;
+
+	if (need <= 0 || (size_t)need > MAD_RMPP_MAX)
+		return -EPROTO;
+	big = calloc(1, umad_hdr_size() + (size_t)need);
+	if (!big)
+		return -ENOMEM;
+	r = umad_recv(u->portid, big, &n, 0);
+	free(big);
+	u->dropped_long++;
+	return r < 0 ? r : 0;
+}
+
 static int umad_t_recv(void *t, uint8_t *mad, size_t len, struct mad_addr *from)
 {
 	struct mad_umad *u = t;
@@ -205,12 +294,19 @@ static int umad_t_recv(void *t, uint8_t *mad, size_t len, struct mad_addr *from)
 	for (;;) {
 		n = MAD_SIZE;
 		r = umad_recv(u->portid, u->buf, &n, 0);
+		if (r == -ENOSPC) {
+			r = drop_long(u, n);
+			if (r < 0)
+				return r == -ETIMEDOUT || r == -EWOULDBLOCK ? -EAGAIN : r;
+			continue;
+		}
 		if (r < 0)
 			return r == -ETIMEDOUT || r == -EWOULDBLOCK ? -EAGAIN : r;
 		/*
 		 * A non-zero status is the kernel handing back one of our sends
-		 * whose response did not come in time; txn.c keeps its own timers,
-		 * so this copy carries no news.
+		 * whose response did not come in time (or an RMPP answer whose
+		 * receiver stopped ACKing); txn.c keeps its own timers, and an
+		 * SA answer is not retried by us, so this copy carries no news.
 		 */
 		if (umad_status(u->buf))
 			continue;
@@ -222,8 +318,13 @@ static int umad_t_recv(void *t, uint8_t *mad, size_t len, struct mad_addr *from)
 		if (from) {
 			const struct ib_user_mad *um = (const struct ib_user_mad *)u->buf;
 
+			memset(from, 0, sizeof(*from));
 			from->lid = be16toh(um->addr.lid);
 			from->qpn = be32toh(um->addr.qpn);
+			from->sl = um->addr.sl;
+			from->pkey_index = (uint16_t)umad_get_pkey(u->buf);
+			from->agent = u->agent_sa >= 0 && um->agent_id == (uint32_t)u->agent_sa ?
+					      MAD_AGENT_SA : MAD_AGENT_SMI;
 		}
 		return n;
 	}

@@ -8,6 +8,11 @@ struct mad_umad;
 
 /* Open as the subnet manager: take requests (SMInfo, Traps) and hold issm. */
 #define MAD_UMAD_SM 0x1
+/*
+ * Also take SA requests (class 0x03, version 2) on the GSI, with the
+ * kernel's RMPP (rmpp_version 1): long answers are written whole.
+ */
+#define MAD_UMAD_SA 0x2
 
 /*
  * Open a CA port for SMPs. ca NULL: the first CA umad knows; port 0: the
@@ -21,6 +26,8 @@ static inline void mad_umad_closep(struct mad_umad **u)
 {
 	mad_umad_close(*u);
 }
+/* MADs read and thrown away because they were longer than recv's buffer. */
+unsigned long mad_umad_dropped_long(const struct mad_umad *u);
 /* The CA name and port number actually opened. */
 const char *mad_umad_ca(const struct mad_umad *u);
 unsigned mad_umad_port(const struct mad_umad *u);

@@ -470,6 +470,7 @@ static int build_live(const struct disc *d, const struct subnet *sn, struct disc
 		memcpy(ln->path, nd->path, sizeof(ln->path));
 		ln->si = nd->si;
 		ln->partition_cap = nd->ni.partition_cap;
+		ln->revision = nd->ni.revision;
 		memcpy(ln->si_raw, nd->si_raw, sizeof(ln->si_raw));
 		for (unsigned p = 0; p <= nd->ni.num_ports; p++) {
 			struct disc_port *lp = &live->port[subnet_port_idx(sn, i, p)];

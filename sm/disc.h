@@ -34,6 +34,7 @@ struct disc_node {
 	uint8_t hops;
 	uint8_t path[SMP_MAX_HOPS + 1]; /* the first route that reached it */
 	uint16_t partition_cap;         /* NodeInfo:PartitionCap: P_Keys a CA port holds */
+	uint32_t revision;              /* NodeInfo:Revision, for the SA's NodeRecord */
 	struct smp_switch_info si;      /* switches only */
 	uint8_t si_raw[SMP_DATA_SIZE];
 };

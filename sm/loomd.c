@@ -28,6 +28,7 @@
 #include "mad/txn.h"
 #include "mad/umad.h"
 #include "routing/route.h"
+#include "sa/sa.h"
 #include "sm/agent.h"
 #include "sm/sweep.h"
 #include "tools/loom.h"
@@ -66,6 +67,8 @@ struct loomd {
 	struct txn *x;
 	struct agent agent;
 	struct sweeper sw;
+	struct sa sa;
+	bool sa_on; /* the SA agent is registered on the port */
 	sd_event *ev;
 	sd_event_source *sweep_timer;
 	struct config *cfg; /* in force; replaced only by a valid file on SIGHUP */
@@ -443,6 +446,35 @@ static void on_drop(void *arg, enum txn_drop why, const struct smp_hdr *h)
 		log_debug("dropped a %s MAD (shorter than a MAD header)", name[why]);
 }
 
+/* The transport for the SA's answers: the port's GSI agent. */
+static int sa_send(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *to)
+{
+	struct loomd *d = arg;
+
+	return mad_umad_ops.send(d->u, mad, len, 0, to);
+}
+
+/* Requests to us: SA queries to the SA, SMPs (SMInfo, Traps) to the SM's agent. */
+static void on_request(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)
+{
+	struct loomd *d = arg;
+	int r;
+
+	if (!from || from->agent != MAD_AGENT_SA) {
+		agent_request(&d->agent, mad, len, from);
+		return;
+	}
+	r = sa_request(&d->sa, mad, len, from);
+	if (r == -EPROTO)
+		log_debug("dropped an SA MAD from LID %u QP %u (%zu bytes): not a request we can "
+			  "answer", from->lid, from->qpn, len);
+	else if (r < 0)
+		log_warn("SA: answering LID %u QP %u (attribute 0x%04x, method 0x%02x) failed: %s; "
+			 "the requester will retry or time out",
+			 from->lid, from->qpn, len >= 18 ? (unsigned)(mad[16] << 8 | mad[17]) : 0u,
+			 len >= 4 ? mad[3] : 0u, strerror(-r));
+}
+
 static int run_once(struct loomd *d)
 {
 	struct sweep_stats st;
@@ -519,7 +551,14 @@ static int setup(struct loomd *d)
 	so.guid2lid = d->guid2lid;
 	/* Without a file there are no partitions to program: P_Keys are left as they are. */
 	so.config = d->cfg && d->cfg->file ? d->cfg : NULL;
-	r = mad_umad_open(d->o.ca, d->o.port, MAD_UMAD_SM, &d->u);
+	r = mad_umad_open(d->o.ca, d->o.port, MAD_UMAD_SM | MAD_UMAD_SA, &d->u);
+	d->sa_on = r == 0;
+	if (r < 0 && r != -ENODEV) {
+		log_warn("opening %s port %u with the SA agent (class 0x03, GSI) failed: %s; "
+			 "trying again without an SA (is another SA registered on this port?)",
+			 d->o.ca ? d->o.ca : "the first CA", d->o.port, strerror(-r));
+		r = mad_umad_open(d->o.ca, d->o.port, MAD_UMAD_SM, &d->u);
+	}
 	if (r < 0) {
 		log_err("cannot open %s port %u for SMPs: %s; is ib_umad loaded, and are we root?",
 			d->o.ca ? d->o.ca : "the first CA", d->o.port, strerror(-r));
@@ -530,15 +569,17 @@ static int setup(struct loomd *d)
 		return r;
 	txn_set_drop_hook(d->x, on_drop, d);
 	agent_init(&d->agent, d->x, 0, (uint8_t)d->o.priority);
-	txn_set_request_hook(d->x, agent_request, &d->agent);
+	txn_set_request_hook(d->x, on_request, d);
 	r = sweeper_init(&d->sw, d->x, &d->agent, &so, &msgs);
+	sa_init(&d->sa, &d->sw, &d->agent, sa_send, d);
 	log_msgs(&msgs);
 	diag_free(&msgs);
 	if (r < 0)
 		log_err("%s: %s", d->guid2lid, strerror(-r));
 	else
-		log_info("on %s port %u, routing %s, LMC %u, state in %s", mad_umad_ca(d->u),
-			 mad_umad_port(d->u), so.engine->name, d->o.lmc, d->o.state_dir);
+		log_info("on %s port %u, routing %s, LMC %u, state in %s%s", mad_umad_ca(d->u),
+			 mad_umad_port(d->u), so.engine->name, d->o.lmc, d->o.state_dir,
+			 d->sa_on ? ", SA on" : ", no SA");
 	return r;
 }
 
@@ -572,6 +613,7 @@ int main(int argc, char **argv)
 		rc = 1;
 	else
 		rc = d.o.once ? run_once(&d) : run_daemon(&d);
+	sa_free(&d.sa);
 	sweeper_free(&d.sw);
 	config_free(d.cfg);
 	txn_free(d.x);

@@ -51,6 +51,12 @@ static inline void prog_cache_freep(struct prog_cache **c)
 {
 	prog_cache_free(*c);
 }
+/*
+ * A switch's LFT as last programmed (for the SA): entries 0..*len-1, a
+ * multiple of 64; -ENOENT if nothing is known about that switch.
+ */
+int prog_cache_lft(const struct prog_cache *c, uint64_t guid, const uint8_t **lft,
+		   uint32_t *len);
 
 /*
  * Bring the fabric to what sn (LIDs assigned) and ro (routed) say, over x:

@@ -87,3 +87,16 @@ int prog_lft_size(struct prog_lft *e, uint32_t len)
 	e->len = len;
 	return 0;
 }
+
+int prog_cache_lft(const struct prog_cache *c, uint64_t guid, const uint8_t **lft,
+		   uint32_t *len)
+{
+	/* itab_find takes a non-const context; the lookup writes nothing. */
+	struct prog_lft *e = prog_cache_find((struct prog_cache *)c, guid);
+
+	if (!e || !e->len)
+		return -ENOENT;
+	*lft = e->lft;
+	*len = e->len;
+	return 0;
+}

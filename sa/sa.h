@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_SA_SA_H
+#define LOOM_SA_SA_H
+
+/*
+ * DOC: sa/ — Subnet Administration (IBA 15): SA requests in, records out.
+ *   sa.h            this header: the data view, the pure answer function, the agent
+ *   sa_priv.h       what the files share: the decoded request, the query, the
+ *                   attribute table every record family fills
+ *   sa_req.c        request decode and validation; component-mask matching
+ *   sa.c            dispatch by attribute, access rules, the response (GetResp,
+ *                   GetTableResp with the RMPP header the kernel segments by)
+ *   sa_src.c        the data view: LID index, P_Keys each port holds
+ *   sa_agent.c      the agent in loomd: view from the sweeper, answers sent
+ *   sa_rec_node.c   NodeRecord, PortInfoRecord, GUIDInfoRecord
+ *   sa_rec_link.c   LinkRecord
+ *   sa_rec_switch.c SwitchInfoRecord, LinearForwardingTableRecord,
+ *                   MulticastForwardingTableRecord
+ *   sa_rec_sm.c     SMInfoRecord, ClassPortInfo
+ *
+ * Data flows one way: loomd's request hook hands a MAD to sa_agent.c, which
+ * builds a view of the last sweep (sa_src) and asks sa.c for the answer;
+ * sa.c decodes (sa_req.c), checks access, walks one record family and builds
+ * the response. Nothing here changes the model or prints. Wire format (the
+ * ib_*_t structures of iba/ib_types.h) lives in this folder only.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mad/mad.h"
+#include "sm/disc.h"
+#include "sm/pkey.h"
+#include "sm/prog.h"
+#include "sm/subnet.h"
+
+/* The SM itself, as SMInfo describes it (IBA 14.2.5.13). */
+struct sa_sm {
+	uint64_t guid, sm_key;
+	uint32_t act_count;
+	uint8_t priority, state; /* state: enum smp_sm_state */
+};
+
+/*
+ * What the SA answers from: one sweep's model, what the fabric said about
+ * it, and what was programmed. Borrowed, never changed. sa_src_index()
+ * builds the LID index the answers need; sa_src_free() drops it.
+ */
+struct sa_src {
+	const struct subnet *sn;        /* NULL: no sweep has finished; requests get Busy */
+	const struct disc_live *live;   /* indexed like sn */
+	const struct prog_cache *lfts;  /* LFTs as programmed; NULL: none */
+	const struct pkey_plan *pkeys;  /* NULL: every port holds only the default 0xffff */
+	uint32_t sm_port;               /* model port the SM sends through */
+	struct sa_sm sm;
+	/* Built by sa_src_index: */
+	uint32_t *by_lid;  /* [SUBNET_LID_UCAST_END + 1]: the port owning each unicast LID */
+	uint16_t max_lid;  /* highest LID in use: LinearFDBTop */
+};
+
+int sa_src_index(struct sa_src *s);
+void sa_src_free(struct sa_src *s);
+
+/*
+ * Answer one SA request (a whole MAD as received, from its sender). On 0
+ * *out is the response to send back to from (malloc'ed, *out_len bytes:
+ * MAD_SIZE, or longer for a GetTableResp with RMPP Active) and *status the
+ * MAD status it carries (host order). -EPROTO: no answer is due (not an SA
+ * request, or too short to answer); -ENOMEM. Never reads past len.
+ */
+int sa_answer(const struct sa_src *src, const uint8_t *mad, size_t len,
+	      const struct mad_addr *from, uint8_t **out, size_t *out_len, uint16_t *status);
+
+struct sa_stats {
+	uint64_t requests;  /* SA MADs received */
+	uint64_t answered;  /* with status 0 */
+	uint64_t refused;   /* answered with a non-zero status */
+	uint64_t dropped;   /* not answerable (malformed beyond answering, a response) */
+	uint64_t send_failed;
+};
+
+typedef int (*sa_send_fn)(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *to);
+struct sweeper;
+struct agent;
+
+/* The agent loomd runs: answers from its sweeper's last model. */
+struct sa {
+	const struct sweeper *sw;
+	const struct agent *agent;
+	sa_send_fn send;
+	void *send_arg;
+	struct sa_src src;
+	/* What the view was built from: rebuilt when any of it changes. */
+	unsigned gen;
+	const void *gen_sn, *gen_cfg;
+	struct pkey_plan plan;
+	bool have_plan;
+	struct sa_stats st;
+};
+
+void sa_init(struct sa *sa, const struct sweeper *sw, const struct agent *a, sa_send_fn send,
+	     void *send_arg);
+void sa_free(struct sa *sa);
+/*
+ * One SA request (from->agent == MAD_AGENT_SA): answered through send.
+ * Returns what sa_answer returned, or the send's -errno, so that the
+ * caller can log it once.
+ */
+int sa_request(struct sa *sa, const uint8_t *mad, size_t len, const struct mad_addr *from);
+
+#endif

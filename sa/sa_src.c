@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The SA's view of the last sweep: which port owns a LID, which LID names
+ * a port in records, which P_Keys a port holds and who may see whom.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sa/sa_priv.h"
+
+int sa_src_index(struct sa_src *s)
+{
+	const struct subnet *sn = s->sn;
+
+	free(s->by_lid);
+	s->by_lid = NULL;
+	s->max_lid = 0;
+	if (!sn)
+		return 0;
+	s->by_lid = malloc((SUBNET_LID_UCAST_END + 1) * sizeof(*s->by_lid));
+	if (!s->by_lid)
+		return -ENOMEM;
+	for (uint32_t l = 0; l <= SUBNET_LID_UCAST_END; l++)
+		s->by_lid[l] = SUBNET_NONE;
+	for (uint32_t pi = 0; pi < sn->n_ports; pi++) {
+		const struct subnet_port *p = &sn->port[pi];
+		uint32_t end;
+
+		if (!p->lid)
+			continue;
+		end = (uint32_t)p->lid + (1u << (p->lmc & 7)) - 1;
+		for (uint32_t l = p->lid; l <= end && l <= SUBNET_LID_UCAST_END; l++)
+			s->by_lid[l] = pi;
+		if (end > s->max_lid)
+			s->max_lid = (uint16_t)(end > SUBNET_LID_UCAST_END ? SUBNET_LID_UCAST_END : end);
+	}
+	return 0;
+}
+
+void sa_src_free(struct sa_src *s)
+{
+	free(s->by_lid);
+	s->by_lid = NULL;
+}
+
+uint32_t sa_port_of_lid(const struct sa_src *s, uint16_t lid)
+{
+	if (!s->by_lid || !lid || lid > SUBNET_LID_UCAST_END)
+		return SUBNET_NONE;
+	return s->by_lid[lid];
+}
+
+/* A switch's ports are known by its port 0: one LID, one P_Key table that counts. */
+static uint32_t endport(const struct subnet *sn, uint32_t pi)
+{
+	uint32_t node = sn->port[pi].node;
+
+	return subnet_is_switch(sn, node) ? subnet_port_idx(sn, node, 0) : pi;
+}
+
+uint16_t sa_endport_lid(const struct sa_src *s, uint32_t pi, uint8_t *lmc)
+{
+	const struct subnet_port *p = &s->sn->port[endport(s->sn, pi)];
+
+	if (lmc)
+		*lmc = p->lmc;
+	return p->lid;
+}
+
+const uint16_t *sa_port_pkeys(const struct sa_src *s, uint32_t pi, uint32_t *n)
+{
+	/*
+	 * Without partitions loomd leaves P_Key tables as they are, and
+	 * every port comes up holding the default full-member key at index 0
+	 * (IBA 10.9.1.2); a port the plan has no keys for is left alone too.
+	 */
+	static const uint16_t dflt = 0xffff;
+	const struct pkey_plan *pl = s->pkeys;
+
+	pi = endport(s->sn, pi);
+	if (pl && pkey_count(pl, pi)) {
+		uint32_t cnt = pkey_count(pl, pi), cap = s->live ?
+			s->live->node[s->sn->port[pi].node].partition_cap : cnt;
+
+		/* The table holds what fits: prog_pkey.c leaves the rest out. */
+		*n = cap && cap < cnt ? cap : cnt;
+		return pl->key + pl->off[pi];
+	}
+	*n = 1;
+	return &dflt;
+}
+
+bool sa_visible(const struct sa_query *q, uint32_t pi)
+{
+	uint32_t na, nb;
+	const uint16_t *a, *b;
+
+	if (q->requester == SUBNET_NONE)
+		return false;
+	a = sa_port_pkeys(q->src, pi, &na);
+	b = sa_port_pkeys(q->src, q->requester, &nb);
+	for (uint32_t i = 0; i < na; i++)
+		for (uint32_t j = 0; j < nb; j++)
+			if ((a[i] & 0x7fff) && (a[i] & 0x7fff) == (b[j] & 0x7fff) &&
+			    ((a[i] | b[j]) & 0x8000))
+				return true;
+	return false;
+}
+
+bool sa_lid_in(uint16_t lid, uint16_t base, uint8_t lmc)
+{
+	return base && lid >= base && (uint32_t)lid < (uint32_t)base + (1u << (lmc & 7));
+}
+
+uint16_t sa_tmpl16(const struct sa_query *q, size_t off)
+{
+	uint16_t v;
+
+	memcpy(&v, q->req->rec + off, 2);
+	return be16toh(v);
+}

@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The SA's request decoder and answers, on a hand-built fabric (one switch,
+ * two CAs): record counts and sizes, the Get/GetTable statuses (exactly one,
+ * none, too many), component masks down to sub-byte PortInfo fields,
+ * partitions hiding ports, and malformed or unsupported requests answered
+ * with the right MAD status, never read past their end.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <iba/ib_types.h>
+
+#include "sa/sa_priv.h"
+
+struct fab {
+	struct subnet *sn;
+	struct disc_live live;
+	struct sa_src src;
+	uint32_t sw, ca1, ca2; /* node indices */
+};
+
+/* A switch (LID 1) with CA h1 (LID 2) on port 1 and CA h2 (LID 3) on port 2. */
+static int setup(void **state)
+{
+	struct fab *f = calloc(1, sizeof(*f));
+	ib_port_info_t pi;
+
+	assert_non_null(f);
+	assert_int_equal(subnet_new(&f->sn), 0);
+	assert_int_equal(subnet_add_node(f->sn, NODE_SWITCH, 4, 0x100, "sw", "sw", &f->sw), 0);
+	assert_int_equal(subnet_add_node(f->sn, NODE_CA, 1, 0x200, "h1", "h1 HCA-1", &f->ca1), 0);
+	assert_int_equal(subnet_add_node(f->sn, NODE_CA, 1, 0x300, "h2", "h2 HCA-1", &f->ca2), 0);
+	assert_int_equal(subnet_link(f->sn, subnet_port_idx(f->sn, f->sw, 1),
+				     subnet_port_idx(f->sn, f->ca1, 1)), 0);
+	assert_int_equal(subnet_link(f->sn, subnet_port_idx(f->sn, f->sw, 2),
+				     subnet_port_idx(f->sn, f->ca2, 1)), 0);
+	f->sn->port[subnet_port_idx(f->sn, f->sw, 0)].lid = 1;
+	f->sn->port[subnet_port_idx(f->sn, f->ca1, 1)].lid = 2;
+	f->sn->port[subnet_port_idx(f->sn, f->ca2, 1)].lid = 3;
+	f->live.node = calloc(f->sn->n_nodes, sizeof(*f->live.node));
+	f->live.port = calloc(f->sn->n_ports, sizeof(*f->live.port));
+	for (uint32_t i = 0; i < f->sn->n_ports; i++) {
+		const struct subnet_port *p = &f->sn->port[i];
+
+		if (!subnet_is_switch(f->sn, p->node) && !p->num)
+			continue;
+		memset(&pi, 0, sizeof(pi));
+		pi.base_lid = htobe16(p->lid);
+		pi.local_port_num = p->num;
+		pi.m_key = htobe64(0x1234);
+		/* PortState (4 bits, 260..263): Active where linked, else Down. */
+		pi.state_info1 = p->peer != SUBNET_NONE || !p->num ? IB_LINK_ACTIVE : IB_LINK_DOWN;
+		f->live.port[i].have_pi = true;
+		memcpy(f->live.port[i].raw, &pi, sizeof(pi));
+	}
+	f->src = (struct sa_src){ .sn = f->sn, .live = &f->live,
+				  .sm_port = subnet_port_idx(f->sn, f->ca1, 1),
+				  .sm = { .guid = 0x201, .priority = 5, .state = 3 } };
+	assert_int_equal(sa_src_index(&f->src), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fab *f = *state;
+
+	sa_src_free(&f->src);
+	disc_live_free(&f->live);
+	subnet_free(f->sn);
+	free(f);
+	return 0;
+}
+
+/* A request as saquery builds it. */
+static void req(uint8_t mad[MAD_SIZE], uint8_t method, uint16_t attr, uint64_t mask)
+{
+	ib_sa_mad_t *m = (ib_sa_mad_t *)mad;
+
+	memset(mad, 0, MAD_SIZE);
+	m->base_ver = 1;
+	m->mgmt_class = IB_MCLASS_SUBN_ADM;
+	m->class_ver = 2;
+	m->method = method;
+	m->trans_id = htobe64(0xabcdef);
+	m->attr_id = htobe16(attr);
+	m->comp_mask = htobe64(mask);
+}
+
+static void set16(uint8_t mad[MAD_SIZE], size_t rec_off, uint16_t v)
+{
+	v = htobe16(v);
+	memcpy(mad + SA_HDR_SIZE + rec_off, &v, 2);
+}
+
+struct ans {
+	int r;
+	uint16_t status;
+	size_t len;
+	uint8_t *out;
+};
+
+static struct ans ask(const struct sa_src *s, const uint8_t *mad, size_t len, uint16_t from_lid,
+		      uint16_t pkey_index)
+{
+	struct mad_addr from = { .lid = from_lid, .qpn = 1, .pkey_index = pkey_index,
+				 .agent = MAD_AGENT_SA };
+	struct ans a = { 0 };
+
+	a.r = sa_answer(s, mad, len, &from, &a.out, &a.len, &a.status);
+	return a;
+}
+
+static const ib_sa_mad_t *hdr(const struct ans *a)
+{
+	return (const ib_sa_mad_t *)a->out;
+}
+
+static void test_gettable_nodes(void **state)
+{
+	struct fab *f = *state;
+	uint8_t mad[MAD_SIZE];
+	struct ans a;
+	const ib_node_record_t *r;
+
+	req(mad, IB_MAD_METHOD_GETTABLE, 0x11, 0);
+	a = ask(&f->src, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.r, 0);
+	assert_int_equal(a.status, 0);
+	/* Three end ports: the switch's port 0 and each CA's port; exactly their bytes. */
+	assert_int_equal(a.len, SA_HDR_SIZE + 3 * sizeof(ib_node_record_t));
+	assert_int_equal(hdr(&a)->method, IB_MAD_METHOD_GETTABLE_RESP);
+	assert_int_equal(be16toh(hdr(&a)->attr_offset), sizeof(ib_node_record_t) / 8);
+	assert_int_equal(hdr(&a)->rmpp_flags & IB_RMPP_FLAG_ACTIVE, IB_RMPP_FLAG_ACTIVE);
+	assert_int_equal(hdr(&a)->rmpp_type, IB_RMPP_TYPE_DATA);
+	assert_int_equal(be64toh(hdr(&a)->trans_id), 0xabcdef);
+	r = (const ib_node_record_t *)(a.out + SA_HDR_SIZE);
+	assert_int_equal(be16toh(r[0].lid), 1);
+	assert_int_equal(r[0].node_info.node_type, IB_NODE_TYPE_SWITCH);
+	assert_int_equal(be16toh(r[1].lid), 2);
+	assert_int_equal(be64toh(r[1].node_info.port_guid), 0x201);
+	assert_int_equal(be32toh(r[1].node_info.port_num_vendor_id) >> 24, 1);
+	assert_memory_equal(r[2].node_desc.description, "h2 HCA-1", 9);
+	free(a.out);
+}
+
+static void test_get_statuses(void **state)
+{
+	struct fab *f = *state;
+	uint8_t mad[MAD_SIZE];
+	struct ans a;
+
+	/* By LID: exactly one. */
+	req(mad, IB_MAD_METHOD_GET, 0x11, 1);
+	set16(mad, 0, 3);
+	a = ask(&f->src, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(a.len, MAD_SIZE);
+	assert_int_equal(hdr(&a)->method, IB_MAD_METHOD_GET_RESP);
+	assert_int_equal(be64toh(((const ib_node_record_t *)(a.out + SA_HDR_SIZE))->node_info.node_guid),
+			 0x300);
+	assert_int_equal(hdr(&a)->rmpp_flags, 0);
+	free(a.out);
+	/* No such LID: ERR_NO_RECORDS (IBA 15.2.1.1 status 3). */
+	set16(mad, 0, 99);
+	a = ask(&f->src, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, SA_ST_NO_RECORDS);
+	assert_int_equal(be16toh(hdr(&a)->status), 0x0300);
+	free(a.out);
+	/* No mask: three match, a Get must fail with ERR_TOO_MANY_RECORDS. */
+	req(mad, IB_MAD_METHOD_GET, 0x11, 0);
+	a = ask(&f->src, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, SA_ST_TOO_MANY_RECORDS);
+	free(a.out);
+	/* GetTable with nothing matching: an empty table, not an error. */
+	req(mad, IB_MAD_METHOD_GETTABLE, 0x11, 1);
+	set16(mad, 0, 99);
+	a = ask(&f->src, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(a.len, SA_HDR_SIZE);
+	free(a.out);
+}
+
+static void test_masks(void **state)
+{
+	struct fab *f = *state;
+	uint8_t mad[MAD_SIZE];
+	ib_portinfo_record_t *t = (ib_portinfo_record_t *)(mad + SA_HDR_SIZE);
+	const ib_portinfo_record_t *r;
+	struct ans a;
+
+	/* PortInfoRecord by PortState (mask bit 15, a 4-bit field): the two Down switch ports. */
+	req(mad, IB_MAD_METHOD_GETTABLE, 0x12, 1ULL << 15);
+	t->port_info.state_info1 = IB_LINK_DOWN;
+	a = ask(&f->src, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(a.len, SA_HDR_SIZE + 2 * sizeof(*r));
+	r = (const ib_portinfo_record_t *)(a.out + SA_HDR_SIZE);
+	assert_int_equal(r[0].port_num, 3);
+	assert_int_equal(r[1].port_num, 4);
+	/* The M_Key is never handed out. */
+	assert_int_equal(r[0].port_info.m_key, 0);
+	free(a.out);
+	/* Switch LID and port number: one record. */
+	req(mad, IB_MAD_METHOD_GET, 0x12, 1 | 2);
+	set16(mad, 0, 1);
+	t->port_num = 2;
+	a = ask(&f->src, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, 0);
+	free(a.out);
+	/* LinkRecord: each link from both ends; from LID 1 port 1: one. */
+	req(mad, IB_MAD_METHOD_GETTABLE, 0x20, 0);
+	a = ask(&f->src, mad, sizeof(mad), 3, 0);
+	assert_int_equal(a.len, SA_HDR_SIZE + 4 * sizeof(ib_link_record_t));
+	free(a.out);
+	req(mad, IB_MAD_METHOD_GET, 0x20, 1 | 2);
+	set16(mad, 0, 1);
+	mad[SA_HDR_SIZE + 2] = 1;
+	a = ask(&f->src, mad, sizeof(mad), 3, 0);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(be16toh(((const ib_link_record_t *)(a.out + SA_HDR_SIZE))->to_lid), 2);
+	free(a.out);
+	/* SMInfoRecord: this SM, priority and state packed. */
+	req(mad, IB_MAD_METHOD_GET, 0x18, 0);
+	a = ask(&f->src, mad, sizeof(mad), 3, 0);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(((const ib_sminfo_record_t *)(a.out + SA_HDR_SIZE))->sm_info.pri_state, 0x53);
+	free(a.out);
+}
+
+static void test_bad_requests(void **state)
+{
+	struct fab *f = *state;
+	uint8_t mad[MAD_SIZE];
+	struct ans a;
+
+	/* PathRecord is not served (yet): unsupported method/attribute. */
+	req(mad, IB_MAD_METHOD_GET, 0x35, 0);
+	a = ask(&f->src, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, SA_ST_UNSUP_METHOD_ATTR);
+	assert_int_equal(hdr(&a)->method, IB_MAD_METHOD_GET_RESP);
+	free(a.out);
+	/* A Set on a read-only record: the same (IBA 15.4 lists Get/GetTable only), answered as GetResp. */
+	req(mad, IB_MAD_METHOD_SET, 0x11, 0);
+	a = ask(&f->src, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, SA_ST_UNSUP_METHOD_ATTR);
+	assert_int_equal(hdr(&a)->method, IB_MAD_METHOD_GET_RESP);
+	free(a.out);
+	/* A method the SA class does not define. */
+	req(mad, 0x07, 0x11, 0);
+	a = ask(&f->src, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, SA_ST_UNSUP_METHOD);
+	free(a.out);
+	/* Wrong class version. */
+	req(mad, IB_MAD_METHOD_GET, 0x11, 0);
+	mad[2] = 1;
+	a = ask(&f->src, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, SA_ST_BAD_VERSION);
+	free(a.out);
+	/* Short: answered with "invalid request" from the header alone. */
+	req(mad, IB_MAD_METHOD_GET, 0x11, 0);
+	a = ask(&f->src, mad, 100, 2, 0);
+	assert_int_equal(a.r, 0);
+	assert_int_equal(a.status, SA_ST_REQ_INVALID);
+	free(a.out);
+	/* Shorter than a MAD header, a response, another class: no answer. */
+	assert_int_equal(ask(&f->src, mad, 20, 2, 0).r, -EPROTO);
+	mad[3] = IB_MAD_METHOD_GET_RESP;
+	assert_int_equal(ask(&f->src, mad, sizeof(mad), 2, 0).r, -EPROTO);
+	req(mad, IB_MAD_METHOD_GET, 0x11, 0);
+	mad[1] = 0x81;
+	assert_int_equal(ask(&f->src, mad, sizeof(mad), 2, 0).r, -EPROTO);
+	/* A non-zero status in a request is a malformed request. */
+	req(mad, IB_MAD_METHOD_GET, 0x11, 0);
+	mad[4] = 1;
+	a = ask(&f->src, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, SA_ST_INVALID_FIELD);
+	free(a.out);
+	/* Before the first sweep: busy. */
+	{
+		struct sa_src none = { 0 };
+
+		req(mad, IB_MAD_METHOD_GET, 0x11, 0);
+		a = ask(&none, mad, sizeof(mad), 2, 0);
+		assert_int_equal(a.status, SA_ST_BUSY);
+		free(a.out);
+	}
+}
+
+static void test_access(void **state)
+{
+	struct fab *f = *state;
+	uint8_t mad[MAD_SIZE];
+	struct ans a;
+	/* h1 (and the switch, the SM's port) in 0x8001 and the default; h2 only in 0x8002. */
+	uint32_t off[16] = { 0 };
+	uint16_t key[8];
+	uint32_t n = 0, sw0 = subnet_port_idx(f->sn, f->sw, 0);
+	uint32_t h1 = subnet_port_idx(f->sn, f->ca1, 1), h2 = subnet_port_idx(f->sn, f->ca2, 1);
+	struct pkey_plan pl = { .off = off, .key = key };
+	struct sa_src s = f->src;
+
+	for (uint32_t p = 0; p < f->sn->n_ports; p++) {
+		off[p] = n;
+		if (p == sw0 || p == h1) {
+			key[n++] = 0xffff;
+			key[n++] = 0x8001;
+		} else if (p == h2) {
+			key[n++] = 0x8002;
+		}
+	}
+	off[f->sn->n_ports] = n;
+	s.pkeys = &pl;
+	req(mad, IB_MAD_METHOD_GETTABLE, 0x11, 0);
+	/* h1 sees itself and the switch, not h2 (no common partition). */
+	a = ask(&s, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(a.len, SA_HDR_SIZE + 2 * sizeof(ib_node_record_t));
+	free(a.out);
+	/* h2 does not hold the P_Key at index 0 of the SA's port: denied. */
+	a = ask(&s, mad, sizeof(mad), 3, 0);
+	assert_int_equal(a.status, SA_ST_DENIED);
+	free(a.out);
+	/* An index past the SA port's table, and a LID nobody has: denied. */
+	a = ask(&s, mad, sizeof(mad), 2, 7);
+	assert_int_equal(a.status, SA_ST_DENIED);
+	free(a.out);
+	a = ask(&s, mad, sizeof(mad), 77, 0);
+	assert_int_equal(a.status, SA_ST_DENIED);
+	free(a.out);
+}
+
+static void test_match_bits(void **state)
+{
+	static const struct sa_field f[] = { { 4, 3 }, { 8, 16 }, { 24, 0 } };
+	uint8_t a[4] = { 0x5a, 0x12, 0x34, 0xff }, b[4] = { 0x52, 0x12, 0x34, 0x00 };
+
+	(void)state;
+	/* Bits 4..6 of byte 0: 101 vs 001 differ; bits 8..23 agree; a width-0 field never fails. */
+	assert_false(sa_match(f, 3, 1, a, b));
+	assert_true(sa_match(f, 3, 2 | 4, a, b));
+	b[0] = 0x5b; /* bit 7 differs: outside the field */
+	assert_true(sa_match(f, 3, 1, a, b));
+	/* Mask bits beyond the table select nothing. */
+	assert_true(sa_match(f, 3, 1ULL << 40, a, b));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_gettable_nodes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_get_statuses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_masks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_access, setup, teardown),
+		cmocka_unit_test(test_match_bits),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
