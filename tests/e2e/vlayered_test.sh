@@ -19,7 +19,7 @@ topos=$srcdir/tests/topologies
 
 "$PYTHON3" "$srcdir/contrib/topogen.py" torus2d -x 6 -y 6 -o "$tmp/torus6x6.topo"
 fabrics=("$tmp/torus6x6.topo" "$topos/torus3d-3x3x3.topo" "$topos/dragonfly-small.topo"
-	"$topos/random-16-d4.topo")
+	"$topos/random-16-d4.topo" "$topos/ft2-k8.topo")
 
 # jget FILE EXPR: a value from a JSON report (EXPR in Python, r = the report).
 jget() { "$PYTHON3" -c "import json, sys; r = json.load(open(sys.argv[1])); print($2)" "$1"; }
@@ -99,6 +99,14 @@ for topo in "${fabrics[@]}"; do
 		fi
 		sim_stop "d$i"
 	fi
+done
+
+# The VL budget: the 6x6 torus takes 3 VLs when it may; with 2 or 1 it stays
+# within them, every pair still delivered and every VL acyclic.
+for b in 2 1; do
+	"$LOOM" route --engine vlayered --vls "$b" --json "$tmp/torus6x6.topo" >"$tmp/b$b.json" 2>/dev/null
+	tap_check "torus6x6, --vls $b: at most $b VLs, every pair delivered, no credit loop" \
+		test "$(jget "$tmp/b$b.json" 'r["vls_used"] <= '"$b"' and r["unreachable"] == 0 and r["loops"] == 0 and r["cdg"]["acyclic"]')" = True
 done
 
 # A loom.yaml that asks for its own SL-to-VL map: the engine's wins, and
