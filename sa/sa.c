@@ -125,17 +125,24 @@ static uint16_t check_access(const struct sa_src *src, const struct mad_addr *fr
 			     uint32_t *requester)
 {
 	const uint16_t *mine, *theirs;
-	uint32_t nm, nt, who = sa_port_of_lid(src, from ? from->lid : 0);
+	uint32_t nm, nt, idx, who = sa_port_of_lid(src, from ? from->lid : 0);
 
 	*requester = who;
 	if (who == SUBNET_NONE)
 		return SA_ST_DENIED;
 	mine = sa_port_pkeys(src, src->sm_port, &nm);
-	if (from->pkey_index >= nm)
+	/*
+	 * The kernel always gives an index into our P_Key table (the packet
+	 * passed our port's P_Key check with it). umad2sim leaves the field
+	 * as stale memory (913, say): an index past the table can only come
+	 * from there, and is read as index 0, the default partition's.
+	 */
+	idx = from->pkey_index < nm ? from->pkey_index : 0;
+	if (!nm)
 		return SA_ST_DENIED;
 	theirs = sa_port_pkeys(src, who, &nt);
 	for (uint32_t i = 0; i < nt; i++)
-		if ((theirs[i] & 0x7fff) && (theirs[i] & 0x7fff) == (mine[from->pkey_index] & 0x7fff))
+		if ((theirs[i] & 0x7fff) && (theirs[i] & 0x7fff) == (mine[idx] & 0x7fff))
 			return SA_ST_OK;
 	return SA_ST_DENIED;
 }
