@@ -11,6 +11,11 @@ pkgs="build-essential autoconf automake pkg-config python3
 	ibsim-utils infiniband-diags"
 # Tests: OpenSM (the reference SM and osmtest) and clang with libFuzzer.
 test_pkgs="opensm clang libclang-rt-14-dev valgrind"
+# loom-verbs (verbs/) builds against libibverbs. Its test boots Debian's kernel in qemu
+# with soft-RoCE (tests/vm/rxe-vm.sh): the rxe provider, busybox for the initramfs, kmod
+# to order the modules, iproute2's rdma to create rxe0.
+pkgs="$pkgs libibverbs-dev"
+test_pkgs="$test_pkgs ibverbs-providers qemu-system-x86 busybox-static kmod cpio xz-utils iproute2"
 
 case "${1:-}" in
 --test) pkgs="$pkgs $test_pkgs" ;;
@@ -24,3 +29,9 @@ export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -q
 # shellcheck disable=SC2086 # the list is meant to split
 $sudo apt-get install -y -q --no-install-recommends $pkgs
+# The VM's kernel and modules: downloaded with apt-get download (never installed on this
+# machine) into the test cache, so the test itself does not wait for it.
+if [ "${1:-}" = --test ]; then
+	"$(dirname "$0")/../tests/vm/rxe-vm.sh" prepare ||
+		echo "setup-debian: could not prepare the loom-verbs test VM; its test will try again" >&2
+fi
