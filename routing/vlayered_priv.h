@@ -9,7 +9,8 @@
  *   vlayered_cdg.c    one channel dependency graph per layer, kept acyclic
  *                     with an incremental topological order
  *   vlayered_tree.c   a balanced shortest-path tree per LID, and fitting it
- *                     into a layer
+ *                     into layers (longer routes where shortest ones fit
+ *                     no layer)
  * Switches are numbered as in route_out. A channel is a directed
  * switch-to-switch link: edge e of switch s, s -> adj_nbr[e] by adj_port[e].
  */
@@ -26,12 +27,26 @@
  * link loads as they stood before the batch. A constant, so the tables do
  * not depend on the number of threads. */
 #define VL_BATCH 32
+/* Dependency bits read at once in the searches (bits_at shifts by up to 7). */
+#define VL_WORD 56
 
 struct vl_layer {
 	/* Dependency bits: bit ch_off[c] + j says channel c feeds edge
 	 * adj_off[head(c)] + j (the next switch sends on by its j-th link). */
 	uint8_t *dep;
-	uint32_t *pos, *at; /* a topological order of the channels and its inverse */
+	/* The same, by successor: bit rch_off[c] + i says the channel into
+	 * tail(c) by the reverse of tail(c)'s i-th edge feeds c. */
+	uint8_t *rdep;
+	/* Same shape as dep: dependencies refused (they closed a cycle), to
+	 * be refused again without a search (see vl_dep_add). */
+	uint8_t *nogo;
+	/* A channel's place in a topological order of the channels, and the
+	 * searches' mark, side by side: a search reads both, a cache miss
+	 * each when apart. at[] is the order itself. */
+	struct vl_place {
+		uint32_t place, mark;
+	} *pos;
+	uint32_t *at;
 	bool used;
 };
 
@@ -45,16 +60,27 @@ struct vl_tree {
 	uint32_t *order;         /* reached switches, parents before children */
 };
 
+/* A dependency refused while the undo log held at entries (vlayered_cdg.c). */
+struct vl_refusal {
+	uint32_t bit, at;
+	uint8_t layer;
+};
+
 struct vl {
 	const struct subnet *sn;
 	const struct route_opts *o;
 	struct route_out *out;
 	const struct route_dest *dests;
+	/* [n dests] a switch's own LIDs: the destination on the same switch
+	 * whose routes they take (routed before them), else VL_INF. */
+	uint32_t *copy_of;
+	uint32_t *own_of; /* [n dests] the inverse: the own LIDs copying a host, or VL_INF */
 	uint32_t n_sw, n_ch;
 	/* Switch graph, edges of s at adj_off[s]..adj_off[s+1]-1 in port order. */
 	uint32_t *adj_off, *adj_nbr, *rev, *tail;
 	uint8_t *adj_port;
 	uint32_t *ch_off; /* [n_ch + 1] first dependency bit of each channel */
+	uint32_t *rch_off; /* [n_ch + 1] the same in rdep */
 	uint32_t *hosts;  /* [sw] host ports linked to it */
 	uint64_t *load;   /* [n_ch] host routes over the channel so far */
 	/* The escape order: up/down over BFS ranks from one root per piece. */
@@ -63,21 +89,27 @@ struct vl {
 	uint8_t n_layers, esc; /* layers allowed; the escape layer is the last */
 	struct vl_layer layer[VL_LAYERS_MAX];
 	/* Incremental order scratch. */
-	uint32_t *mark, stamp, *stk, *fw, *bw;
+	uint32_t stamp, *stk, *fw, *bw;
 	uint64_t *keys;
 	/* Dependency bits (and their layers) set for the tree under way. */
-	uint32_t *undo, n_undo;
+	uint32_t *undo, *undo_b, n_undo; /* a -> b */
 	uint8_t *undo_l;
+	/* Refusals that may lean on dependencies in the undo log. */
+	struct vl_refusal *ng;
+	uint32_t n_ng, cap_ng;
 	/* Fitting scratch, [n_sw]: next hops, path weights, the layers that
 	 * hold a switch's whole route, the SL of its own route. */
 	uint32_t *cur, *chain, *used;
+	/* [n_sw] placed[s] == n_trees: s has its route for the tree under way. */
+	uint32_t *placed, n_trees;
+	uint32_t *settled, *wait; /* [n_sw] switches routed, and waiting, in turn */
 	uint64_t *w, *cost;
 	uint8_t *in_l, *sl;
 	/* Trees of the batch and per worker scratch. */
 	struct vl_tree tree[VL_BATCH + 128];
 	unsigned workers;
 	/* What why says. */
-	uint64_t escapes, pk_moves;
+	uint64_t escapes, pk_moves, detours;
 };
 
 static inline uint32_t vl_head(const struct vl *m, uint32_t e)
@@ -100,6 +132,10 @@ int vl_cdg_init(struct vl *m);
 void vl_cdg_free(struct vl *m);
 /* Add "channel a feeds channel b" to layer L; false if that closes a cycle. */
 bool vl_dep_add(struct vl *m, struct vl_layer *L, uint32_t a, uint32_t b);
+/* The tree's dependencies stay: empty the undo log. */
+void vl_dep_keep(struct vl *m);
+/* Was a -> b refused in layer L before (vl_dep_add would say no at once)? */
+bool vl_dep_refused(const struct vl *m, const struct vl_layer *L, uint32_t a, uint32_t b);
 /* Take back the dependencies set since the undo log held n entries. */
 void vl_dep_undo(struct vl *m, uint32_t n);
 

@@ -18,14 +18,21 @@
  * SL is per (switch, LID), so routes to one LID may ride different layers.
  * Layers are tried lowest first (fewest VLs), and in each the next hops
  * lightest first; a route into a switch whose own route is already whole in
- * the layer adds one dependency, else the walk goes on adding them. Only
- * routes from switches with hosts add dependencies (only they carry traffic
- * that holds credits; a switch without hosts may still be on them). If some
- * switch's route fits no layer, everything this LID added is taken back and
+ * the layer adds one dependency, else the walk goes on adding them (after a
+ * look along the walk for a dependency the layer refused before, which
+ * ends it without adding any). Only routes from switches with hosts add
+ * dependencies (only they carry traffic that holds credits; a switch
+ * without hosts may still be on them).
+ *
+ * If no layer takes any shortest next hop, the switch tries neighbours as
+ * far as itself that have their routes (a longer route, as Nue allows);
+ * if none fits either, it waits, and after the first pass the waiting
+ * switches try again, with any routed neighbour, round after round while
+ * some get placed. Every switch routes only into switches routed before
+ * it, so the routes stay a tree; t->order becomes that settling order.
+ * If a round places no one, everything this LID added is taken back and
  * its routes become the up/down escape tree, all on the escape layer
- * (vlayered_order.c), where they always fit. Nue searches beyond shortest
- * paths at this point; keeping them shortest keeps the search linear, and
- * the escape takes what no layer can.
+ * (vlayered_order.c), where they always fit.
  */
 #include <string.h>
 
@@ -46,6 +53,8 @@ void vl_tree_build(struct vl *m, uint32_t slot, uint32_t dest)
 		t->dsw = d->sw;
 		t->dest = dest;
 		t->sw_port = d->sw_port;
+		if (m->copy_of[dest] != VL_INF)
+			continue; /* commit() in vlayered.c copies its host's */
 		memset(t->dist, 0xff, (size_t)m->n_sw * sizeof(*t->dist));
 		memset(t->nx, 0xff, (size_t)m->n_sw * sizeof(*t->nx));
 		t->order[0] = t->dsw;
@@ -72,22 +81,30 @@ static uint64_t weight(const struct vl *m, const struct vl_tree *t, uint32_t e)
 	       (m->used[e] == t->dest + 1 ? LMC_PENALTY : 0);
 }
 
-/* s's next hops one hop nearer, lightest first (ties: port order). */
+/*
+ * s's next hops that have their routes (so the routes stay a tree),
+ * lightest first (ties: port order): one hop nearer, or (detour) not nearer.
+ */
 static uint32_t candidates(const struct vl *m, const struct vl_tree *t, uint32_t s,
-			   uint32_t *cand)
+			   uint32_t *cand, bool detour)
 {
+	uint64_t wt[SUBNET_MAX_PORTS + 1];
 	uint32_t n = 0;
 
 	for (uint32_t e = m->adj_off[s]; e < m->adj_off[s + 1]; e++) {
-		uint32_t i;
+		uint32_t i, y = vl_head(m, e);
 		uint64_t w;
 
-		if (t->dist[vl_head(m, e)] + 1 != t->dist[s])
+		if (m->placed[y] != m->n_trees ||
+		    (detour ? t->dist[y] < t->dist[s] : t->dist[y] + 1 != t->dist[s]))
 			continue;
 		w = weight(m, t, e);
-		for (i = n; i > 0 && weight(m, t, cand[i - 1]) > w; i--)
+		for (i = n; i > 0 && wt[i - 1] > w; i--) {
 			cand[i] = cand[i - 1];
+			wt[i] = wt[i - 1];
+		}
 		cand[i] = e;
+		wt[i] = w;
 		n++;
 	}
 	return n;
@@ -102,6 +119,16 @@ static bool try_chain(struct vl *m, uint8_t l, const struct vl_tree *t, uint32_t
 {
 	uint32_t mark = m->n_undo, n = 0, x = s, ex = e;
 
+	/* A dependency refused before ends the chain: find out before adding
+	 * (and searching for) the ones ahead of it, only to take them back. */
+	for (uint32_t y = vl_head(m, ex); y != t->dsw; y = vl_head(m, ex)) {
+		if (vl_dep_refused(m, &m->layer[l], ex, m->cur[y]))
+			return false;
+		if (m->in_l[y] & 1u << l)
+			break;
+		ex = m->cur[y];
+	}
+	ex = e;
 	m->cur[s] = e;
 	for (;;) {
 		uint32_t y = vl_head(m, ex);
@@ -134,24 +161,73 @@ static bool place_switch(struct vl *m, const struct vl_tree *t, uint32_t s, cons
 	return false;
 }
 
+/*
+ * Next hop (and layer, for a host switch) for s, among switches that have
+ * their routes: one hop nearer if one fits, else a longer way round.
+ * False: none fits yet.
+ */
+static bool place_one(struct vl *m, const struct vl_tree *t, uint32_t s, uint32_t *cand)
+{
+	uint32_t n = candidates(m, t, s, cand, false);
+
+	m->in_l[s] = 0;
+	m->sl[s] = 0;
+	if (!m->hosts[s] && n) {
+		m->cur[s] = cand[0];
+	} else if (!n || !place_switch(m, t, s, cand, n)) {
+		n = candidates(m, t, s, cand, true);
+		if (!n || (m->hosts[s] && !place_switch(m, t, s, cand, n)))
+			return false;
+		if (!m->hosts[s])
+			m->cur[s] = cand[0];
+		m->detours++;
+	}
+	m->cost[s] = weight(m, t, m->cur[s]);
+	m->placed[s] = m->n_trees;
+	return true;
+}
+
+/*
+ * Every reached switch, nearest first. A switch that fits nowhere waits;
+ * the waiting ones try again, with any neighbour that has its route by
+ * then, until a round places none: then the LID goes to the escape.
+ * Switches enter settled[] as they get their routes (next hops before
+ * those that use them), which becomes t->order.
+ */
 static bool place_all(struct vl *m, struct vl_tree *t)
 {
-	uint32_t cand[SUBNET_MAX_PORTS + 1];
+	uint32_t cand[SUBNET_MAX_PORTS + 1], n_set = 1, n_wait = 0;
 
+	m->n_trees++;
 	m->cost[t->dsw] = 0;
 	m->in_l[t->dsw] = 0xff;
 	m->sl[t->dsw] = 0;
+	m->placed[t->dsw] = m->n_trees;
+	m->settled[0] = t->dsw;
 	for (uint32_t i = 1; i < t->n_reach; i++) {
-		uint32_t s = t->order[i], n = candidates(m, t, s, cand);
+		uint32_t s = t->order[i];
 
-		m->in_l[s] = 0;
-		m->sl[s] = 0;
-		if (!m->hosts[s])
-			m->cur[s] = cand[0];
-		else if (!place_switch(m, t, s, cand, n))
-			return false;
-		m->cost[s] = weight(m, t, m->cur[s]);
+		if (place_one(m, t, s, cand))
+			m->settled[n_set++] = s;
+		else
+			m->wait[n_wait++] = s;
 	}
+	while (n_wait) {
+		uint32_t k = 0;
+
+		for (uint32_t j = 0; j < n_wait; j++) {
+			uint32_t s = m->wait[j];
+
+			if (place_one(m, t, s, cand))
+				m->settled[n_set++] = s;
+			else
+				m->wait[k++] = s;
+		}
+		if (k == n_wait)
+			return false;
+		n_wait = k;
+	}
+	memcpy(t->order, m->settled, (size_t)t->n_reach * sizeof(*t->order));
 	return true;
 }
 
@@ -168,7 +244,7 @@ void vl_tree_place(struct vl *m, struct vl_tree *t)
 				m->sl[s] = (uint8_t)__builtin_ctz(m->in_l[s]);
 			m->layer[m->sl[s]].used = true;
 		}
-		m->n_undo = 0;
+		vl_dep_keep(m);
 		return;
 	}
 	vl_dep_undo(m, 0);

@@ -136,6 +136,143 @@ static struct subnet *ring(unsigned n)
 	return read_mem(text, k);
 }
 
+/*
+ * A ring of n switches, each pair of neighbours joined by k parallel cables:
+ * "sI" has host "hI" on port 1, ports 2..k+1 to the next switch's ports
+ * k+2..2k+1.
+ */
+static struct subnet *wide_ring(unsigned n, unsigned k)
+{
+	size_t cap = 4096 + (size_t)n * k * 64, len = 0;
+	char *text = malloc(cap);
+	struct subnet *sn;
+
+	assert_non_null(text);
+	for (unsigned i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, cap - len,
+					"Hca\t1 \"h%u\"\n[1]\t\"s%u\"[1]\n\n", i, i);
+	for (unsigned i = 0; i < n; i++) {
+		len += (size_t)snprintf(text + len, cap - len,
+					"Switch\t%u \"s%u\"\n[1]\t\"h%u\"[1]\n", 2 * k + 1, i, i);
+		for (unsigned j = 0; j < k; j++)
+			len += (size_t)snprintf(text + len, cap - len, "[%u]\t\"s%u\"[%u]\n",
+						2 + j, (i + 1) % n, k + 2 + j);
+		for (unsigned j = 0; j < k; j++)
+			len += (size_t)snprintf(text + len, cap - len, "[%u]\t\"s%u\"[%u]\n",
+						k + 2 + j, (i + n - 1) % n, 2 + j);
+		len += (size_t)snprintf(text + len, cap - len, "\n");
+	}
+	sn = read_mem(text, len);
+	free(text);
+	return sn;
+}
+
+/*
+ * Switches with more switch links than the dependency searches read in one
+ * word (56): rings of five and seven with 40 cables each way, 80 links a
+ * switch. (Spread over the cables, the routes of a ring can do with one VL.)
+ */
+static void test_wide_switches(void **state)
+{
+	for (unsigned n = 5; n <= 7; n += 2) {
+		struct subnet *sn = wide_ring(n, 40);
+
+		(void)state;
+		clean("wide ring", sn, 0, 8);
+		clean("wide ring", sn, 1, 2);
+		assert_int_equal(clean("wide ring", sn, 0, 1), 1);
+		subnet_free(sn);
+	}
+}
+
+/* The LIDs the why message says went to the up/down escape. */
+static unsigned long escaped(const struct route_why *why)
+{
+	const char *p = strstr(why->msg, "VLs used, ");
+
+	assert_non_null(p);
+	return strtoul(p + strlen("VLs used, "), NULL, 10);
+}
+
+/*
+ * Where no layer takes a switch's shortest route, it waits for a longer one
+ * through a neighbour routed later, before its LID goes to the escape:
+ * with one VL these fabrics sent 22 and 96 LIDs to the escape, and now none,
+ * with a few longer routes.
+ */
+static void test_detours(void **state)
+{
+	const char *files[] = { "random-16-d4.topo", "dragonfly-small.topo" };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		struct subnet *sn = load(files[i]);
+		struct route_out out;
+		struct route_why why;
+		struct check_report rep;
+
+		clean(files[i], sn, 0, 1);
+		assert_int_equal(run(sn, 0, 1, 1, &out, &why), 0);
+		judge(sn, &out, &rep);
+		assert_int_equal(escaped(&why), 0);
+		assert_true(rep.extra_max > 0);
+		assert_true(rep.stretch_mean < 1.1);
+		route_out_free(&out);
+		subnet_free(sn);
+	}
+}
+
+/*
+ * A switch's own LID takes the routes and SLs of the first host on it (no
+ * tree of its own): same egress everywhere but at the switch itself, same
+ * SL everywhere. With LMC 1 the host's base LID is the one copied.
+ */
+static void test_switch_lids(void **state)
+{
+	const char *files[] = { "torus2d-4x4.topo", "dragonfly-small.topo" };
+
+	(void)state;
+	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
+		struct subnet *sn = load(files[f]);
+		struct route_out out;
+		struct route_why why;
+		unsigned copies = 0;
+
+		clean(files[f], sn, 1, 8);
+		give_lids(sn, 1);
+		assert_int_equal(run(sn, 1, 8, 2, &out, &why), 0);
+		for (uint32_t s = 0; s < out.n_sw; s++) {
+			uint32_t node = out.sw_node[s], host = SUBNET_NONE;
+			uint16_t own = sn->port[subnet_port_idx(sn, node, 0)].lid;
+
+			/* Its first host: the lowest host LID on the switch. */
+			for (unsigned p = 1; p <= sn->node[node].nports; p++) {
+				uint32_t peer = sn->port[subnet_port_idx(sn, node, p)].peer;
+
+				if (peer == SUBNET_NONE)
+					continue;
+				if (subnet_is_switch(sn, sn->port[peer].node))
+					continue;
+				if (host == SUBNET_NONE || sn->port[peer].lid < sn->port[host].lid)
+					host = peer;
+			}
+			if (host == SUBNET_NONE)
+				continue;
+			for (uint32_t x = 0; x < out.n_sw; x++) {
+				const uint8_t *lft = route_lft(&out, x);
+				uint16_t hl = sn->port[host].lid;
+
+				assert_int_equal(route_sl(&out, x)[own], route_sl(&out, x)[hl]);
+				assert_int_equal(lft[own], x == s ? 0 : lft[hl]);
+			}
+			copies++;
+		}
+		assert_true(copies > 0);
+		route_out_free(&out);
+		subnet_free(sn);
+	}
+}
+
 /* Shortest paths on a ring of five close a credit loop each way: two VLs. */
 static void test_ring(void **state)
 {
@@ -448,6 +585,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring),
+		cmocka_unit_test(test_wide_switches),
+		cmocka_unit_test(test_detours),
+		cmocka_unit_test(test_switch_lids),
 		cmocka_unit_test(test_tori),
 		cmocka_unit_test(test_fat_trees),
 		cmocka_unit_test(test_small_ones),
