@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for routing/: the engine registry and the min-hop engine. The
+ * Unit tests for routing/: the engine registry, the min-hop engine and the
+ * file engine. The
  * engine's tables are judged by an independent walker: from every switch (so
  * from every CA, whose first hop is its switch) to every LID, follow the
  * LFTs hop by hop and require arrival at the LID's port, no drop, no loop,
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "lib/diag.h"
+#include "routing/lft_text.h"
 #include "routing/route.h"
 #include "sm/subnet.h"
 #include "sm/topo.h"
@@ -514,6 +516,72 @@ static void test_refused(void **state)
 	subnet_free(sn);
 }
 
+/*
+ * The file engine: minhop's tables written as dump_lfts text come back
+ * entry for entry; the same text without one switch's table leaves that
+ * switch dropping every LID, counted and said, never filled in.
+ */
+static void test_file_engine(void **state)
+{
+	const struct route_engine *file = route_engine_find("file");
+	struct subnet *sn = load("ft2-k8.topo");
+	struct lft_text_opts po = LFT_TEXT_DUMP_LFTS;
+	struct route_why why = { { 0 } };
+	struct route_out a, b;
+	char path[] = "/tmp/loom-file-engine.XXXXXX", *text = NULL, *cut, *next;
+	size_t len = 0;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	assert_non_null(file);
+	assign_lids(sn, 0);
+	route(sn, 0, &a, NULL);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(lft_text_print(f, sn, &a, &po), 0);
+	fclose(f);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(file->route(sn, &(struct route_opts){ .file = path }, &b, &why), 0);
+	assert_int_equal(b.n_sw, a.n_sw);
+	assert_int_equal(b.max_lid, a.max_lid);
+	assert_memory_equal(b.lft, a.lft, (size_t)a.n_sw * (a.max_lid + 1));
+	assert_int_equal(b.stats.unreach, 0);
+	assert_non_null(strstr(why.msg, "loaded 12 switches' tables"));
+	route_out_free(&b);
+
+	/* Drop the first switch's table (up to the next "Unicast lids" line). */
+	cut = strstr(text, "Unicast lids");
+	next = cut ? strstr(cut + 1, "Unicast lids") : NULL;
+	assert_non_null(next);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fwrite(text, 1, (size_t)(cut - text), f);
+	fputs(next, f);
+	fclose(f);
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(file->route(sn, &(struct route_opts){ .file = path }, &b, &why), 0);
+	assert_int_equal(b.stats.unreach_lids, b.stats.dest_lids);
+	assert_int_equal(b.stats.unreach, b.stats.dest_lids);
+	assert_non_null(strstr(why.msg, "are not routed from every switch"));
+	route_out_free(&b);
+
+	/* No file: refused, with what to give it. */
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(file->route(sn, &(struct route_opts){ 0 }, &b, &why), -EINVAL);
+	assert_non_null(strstr(why.msg, "needs a dump_lfts file"));
+
+	unlink(path);
+	free(text);
+	route_out_free(&a);
+	subnet_free(sn);
+}
+
 static void test_registry(void **state)
 {
 	const struct route_engine *const *list;
@@ -548,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_disconnected),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_file_engine),
 	};
 
 	return cmocka_run_group_tests_name("routing", tests, NULL, NULL);
