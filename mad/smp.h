@@ -15,6 +15,7 @@ enum smp_attr {
 	SMP_ATTR_SWITCH_INFO = 0x0012,
 	SMP_ATTR_PORT_INFO = 0x0015,
 	SMP_ATTR_LFT = 0x0019,
+	SMP_ATTR_MFT = 0x001b,
 	SMP_ATTR_PKEY_TABLE = 0x0016,
 	SMP_ATTR_SL2VL = 0x0017,
 	SMP_ATTR_VLARB = 0x0018,
@@ -165,6 +166,15 @@ bool smp_port_info_matches(const uint8_t raw[SMP_DATA_SIZE], const struct smp_po
 void smp_switch_info_set(const uint8_t raw[SMP_DATA_SIZE], uint16_t lin_top, bool clear_change,
 			 uint8_t out[SMP_DATA_SIZE]);
 
+/*
+ * A SwitchInfo Set payload: raw with MulticastFDBTop set (IBA 14.2.5.4: the
+ * highest MLID whose MFT entry is valid; 0xBFFF: none), PortStateChange left.
+ */
+void smp_switch_info_mcast_top(const uint8_t raw[SMP_DATA_SIZE], uint16_t mcast_top,
+			       uint8_t out[SMP_DATA_SIZE]);
+/* PortInfo:CapabilityMask IsMulticastFDBTopSupported (IBA 14.2.5.6). */
+#define SMP_CAP_MCAST_FDB_TOP 0x40000000u
+
 /* ---- partition and QoS tables (smp_tables.c) ------------------------------- */
 
 #define SMP_PKEY_BLOCK 32  /* P_Keys a P_KeyTable block */
@@ -194,6 +204,17 @@ int smp_decode_sl2vl(const uint8_t *mad, size_t len, uint8_t vl[SMP_NUM_SL]);
 int smp_encode_sl2vl(const uint8_t vl[SMP_NUM_SL], uint8_t data[SMP_DATA_SIZE]);
 int smp_decode_vlarb(const uint8_t *mad, size_t len, struct smp_vlarb e[SMP_VLARB_BLOCK]);
 int smp_encode_vlarb(const struct smp_vlarb e[SMP_VLARB_BLOCK], uint8_t data[SMP_DATA_SIZE]);
+
+/* ---- multicast forwarding tables (smp_tables.c) ----------------------------- */
+
+/* IBA 14.2.5.12: a MulticastForwardingTable block is 32 MLIDs x 16 ports. */
+#define SMP_MFT_BLOCK 32
+#define SMP_MFT_POSITIONS 16
+
+/* AttributeModifier: port position (16 ports each) in bits 31..28, block in 8..0. */
+uint32_t smp_mft_mod(uint32_t block, unsigned position);
+int smp_decode_mft(const uint8_t *mad, size_t len, uint16_t mask[SMP_MFT_BLOCK]);
+void smp_encode_mft(const uint16_t mask[SMP_MFT_BLOCK], uint8_t data[SMP_DATA_SIZE]);
 
 /* ---- the SM's own attributes (smp_agent.c) ---------------------------------- */
 

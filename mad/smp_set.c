@@ -106,3 +106,16 @@ bool smp_port_info_enforces(const uint8_t raw[SMP_DATA_SIZE])
 	memcpy(&w, raw, sizeof(w));
 	return (w.vl_enforce & 0x0c) == 0x0c;
 }
+
+void smp_switch_info_mcast_top(const uint8_t raw[SMP_DATA_SIZE], uint16_t mcast_top,
+			       uint8_t out[SMP_DATA_SIZE])
+{
+	ib_switch_info_t w;
+
+	memcpy(&w, raw, sizeof(w));
+	w.mcast_top = cl_hton16(mcast_top);
+	/* PortStateChange written as 0: left for the sweep that reads it. */
+	w.life_state &= (uint8_t)~IB_SWITCH_PSC;
+	memset(out, 0, SMP_DATA_SIZE);
+	memcpy(out, &w, sizeof(w));
+}

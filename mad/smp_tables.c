@@ -104,3 +104,27 @@ int smp_encode_vlarb(const struct smp_vlarb e[SMP_VLARB_BLOCK], uint8_t data[SMP
 	memcpy(data, &w, sizeof(w));
 	return 0;
 }
+
+uint32_t smp_mft_mod(uint32_t block, unsigned position)
+{
+	return (uint32_t)(position & 0xf) << 28 | (block & 0x1ff);
+}
+
+int smp_decode_mft(const uint8_t *mad, size_t len, uint16_t mask[SMP_MFT_BLOCK])
+{
+	uint8_t data[SMP_DATA_SIZE];
+
+	if (smp_data(mad, len, data) < 0)
+		return -EPROTO;
+	for (unsigned i = 0; i < SMP_MFT_BLOCK; i++)
+		mask[i] = (uint16_t)(data[2 * i] << 8 | data[2 * i + 1]);
+	return 0;
+}
+
+void smp_encode_mft(const uint16_t mask[SMP_MFT_BLOCK], uint8_t data[SMP_DATA_SIZE])
+{
+	for (unsigned i = 0; i < SMP_MFT_BLOCK; i++) {
+		data[2 * i] = (uint8_t)(mask[i] >> 8);
+		data[2 * i + 1] = (uint8_t)mask[i];
+	}
+}

@@ -17,6 +17,8 @@
 static const struct sa_attr *const attrs[] = {
 	&sa_attr_class_port_info, &sa_attr_node, &sa_attr_port_info, &sa_attr_guid_info,
 	&sa_attr_link, &sa_attr_switch_info, &sa_attr_lft, &sa_attr_mft, &sa_attr_sm_info,
+	&sa_attr_pkey_table, &sa_attr_sl2vl, &sa_attr_vlarb, &sa_attr_path, &sa_attr_multipath,
+	&sa_attr_mcm,
 };
 
 static const struct sa_attr *find_attr(uint16_t id)
@@ -180,7 +182,8 @@ int sa_answer(const struct sa_src *src, const uint8_t *mad, size_t len,
 	if (r < 0)
 		return r;
 	st = (uint16_t)r;
-	table = q.method == IB_MAD_METHOD_GETTABLE;
+	/* GetMulti (MultiPathRecord) is answered as a table too (IBA 15.2.5.20). */
+	table = q.method == IB_MAD_METHOD_GETTABLE || q.method == IB_MAD_METHOD_GETMULTI;
 	if (st) {
 		*status = st;
 		return respond(mad, len, st, NULL, NULL, 0, false, out, out_len);
@@ -193,7 +196,9 @@ int sa_answer(const struct sa_src *src, const uint8_t *mad, size_t len,
 		free(qy.buf);
 		return -ENOMEM;
 	}
-	if (qy.err)
+	if (qy.status)
+		st = qy.status; /* e.g. PathRecord: no port has that GID */
+	else if (qy.err)
 		st = SA_ST_NO_RESOURCES;
 	else if (!table && qy.n == 0)
 		st = SA_ST_NO_RECORDS;

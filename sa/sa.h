@@ -17,11 +17,16 @@
  *   sa_rec_switch.c SwitchInfoRecord, LinearForwardingTableRecord,
  *                   MulticastForwardingTableRecord
  *   sa_rec_sm.c     SMInfoRecord, ClassPortInfo
+ *   sa_rec_tables.c P_KeyTableRecord, SL2VLMappingTableRecord, VLArbitrationTableRecord
+ *   sa_rec_path.c   PathRecord (and MultiPathRecord): the route the LFTs take, its
+ *                   SL, MTU, rate, P_Key
+ *   sa_rec_mcm.c    MCMemberRecord: join (create), leave, list multicast groups
  *
  * Data flows one way: loomd's request hook hands a MAD to sa_agent.c, which
  * builds a view of the last sweep (sa_src) and asks sa.c for the answer;
  * sa.c decodes (sa_req.c), checks access, walks one record family and builds
- * the response. Nothing here changes the model or prints. Wire format (the
+ * the response. Nothing here changes the model or prints; MCMemberRecord
+ * Set/Delete change multicast groups (sm/mcast.h), which tells the SM. Wire format (the
  * ib_*_t structures of iba/ib_types.h) lives in this folder only.
  */
 
@@ -31,9 +36,12 @@
 
 #include "mad/mad.h"
 #include "sm/disc.h"
+#include "sm/mcast.h"
 #include "sm/pkey.h"
 #include "sm/prog.h"
 #include "sm/subnet.h"
+
+struct config;
 
 /* The SM itself, as SMInfo describes it (IBA 14.2.5.13). */
 struct sa_sm {
@@ -52,6 +60,10 @@ struct sa_src {
 	const struct disc_live *live;   /* indexed like sn */
 	const struct prog_cache *lfts;  /* LFTs as programmed; NULL: none */
 	const struct pkey_plan *pkeys;  /* NULL: every port holds only the default 0xffff */
+	const struct route_out *routes; /* the routes the LFTs came from (route_out.sl); NULL: none */
+	const struct config *config;    /* loom.yaml: partition SLs; NULL: none */
+	const struct config *qos;       /* QoS classes for SL2VL/VLArb records; NULL: no records */
+	struct mcast *mcast;            /* multicast groups: MCMemberRecord changes them; NULL: none */
 	uint32_t sm_port;               /* model port the SM sends through */
 	struct sa_sm sm;
 	/* Built by sa_src_index: */
@@ -96,6 +108,7 @@ struct sa {
 	const void *gen_sn, *gen_cfg;
 	struct pkey_plan plan;
 	bool have_plan;
+	struct config *qos_def; /* the default QoS classes, when loom.yaml gives none */
 	struct sa_stats st;
 };
 

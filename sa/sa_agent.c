@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "sa/sa_priv.h"
 #include "sm/agent.h"
 #include "sm/sweep.h"
@@ -30,6 +31,8 @@ void sa_free(struct sa *sa)
 	if (sa->have_plan)
 		pkey_plan_free(&sa->plan);
 	sa->have_plan = false;
+	config_free(sa->qos_def);
+	sa->qos_def = NULL;
 }
 
 /* The port the SM sends through, as sweep.c finds it. */
@@ -61,6 +64,18 @@ static int refresh(struct sa *sa)
 	s->live = &sw->live;
 	s->lfts = sw->cache;
 	s->pkeys = NULL;
+	/* The routes belong to sw->sn (the sweeper swaps both together). */
+	s->routes = sw->routes.n_sw ? &sw->routes : NULL;
+	s->config = sw->o.config;
+	/*
+	 * SL2VL and VLArb records say what programming sends (prog_want_*),
+	 * with the classes sweep.c hands it: loom.yaml's, else the defaults
+	 * when the engine's SL-to-VL map must go out. Else loomd leaves the
+	 * tables as the ports came up, which the SA does not know: no records.
+	 */
+	if (!sw->o.config && sw->routes.sl && !sa->qos_def && config_defaults(&sa->qos_def) < 0)
+		return -ENOMEM;
+	s->qos = sw->o.config ? sw->o.config : sw->routes.sl ? sa->qos_def : NULL;
 	if (sw->sn) {
 		s->sm_port = sm_port_of(sw);
 		if (sw->o.config) {

@@ -38,6 +38,7 @@ enum {
 	SA_M_GETTABLE = 1 << 1,
 	SA_M_SET = 1 << 2,
 	SA_M_DELETE = 1 << 3,
+	SA_M_GETMULTI = 1 << 7, /* what sa_method_bit says of GetMulti (and GetTraceTable) */
 };
 
 /* A decoded request, host order; the template record stays in wire format. */
@@ -85,6 +86,7 @@ struct sa_query {
 	uint8_t *buf;
 	size_t n, cap;      /* records in buf, room */
 	int err;
+	uint16_t status;    /* a family's own answer for the whole request (SA_ST_*); 0: none */
 };
 
 /* Keep rec (attr->size bytes) if it matches; false: stop walking (enough, or no memory). */
@@ -109,7 +111,9 @@ struct sa_attr {
 
 extern const struct sa_attr sa_attr_class_port_info, sa_attr_node, sa_attr_port_info,
 	sa_attr_guid_info, sa_attr_link, sa_attr_switch_info, sa_attr_lft, sa_attr_mft,
-	sa_attr_sm_info;
+	sa_attr_sm_info, sa_attr_pkey_table, sa_attr_sl2vl, sa_attr_vlarb, sa_attr_path,
+	sa_attr_multipath,
+	sa_attr_mcm;
 
 /* ---- the view (sa_src.c) ---- */
 

@@ -4,8 +4,9 @@
  * and MulticastForwardingTableRecord (15.2.5.8). SwitchInfo is what the
  * sweep read, with what loomd itself set (LinearFDBTop, PortStateChange
  * cleared); LFT blocks are the tables as programmed (the LFT cache), block
- * 0 up to the one holding the highest LID in use. No multicast yet: the
- * MFT family answers with no records.
+ * 0 up to the one holding the highest LID in use. MFT blocks are the
+ * multicast tables as programmed (sm/mcast.h), each block and port
+ * position that holds any port.
  */
 #include <endian.h>
 #include <string.h>
@@ -95,9 +96,45 @@ static void walk_lfts(struct sa_query *q)
 	}
 }
 
+static bool mft_emit(struct sa_query *q, uint16_t lid, const struct mcast_mft *t, uint32_t b,
+		     unsigned pos)
+{
+	uint16_t m[MCAST_MFT_BLOCK];
+	ib_mft_record_t r;
+	bool any = false;
+
+	mcast_mft_block(t->e, t->n, b, pos, m);
+	memset(&r, 0, sizeof(r));
+	r.lid = htobe16(lid);
+	/* IBA 15.2.5.8: Position in the top 4 bits, BlockNum in the low 9. */
+	r.position_block_num = htobe16((uint16_t)(pos << 12 | b));
+	for (unsigned i = 0; i < MCAST_MFT_BLOCK; i++) {
+		r.mft[i] = htobe16(m[i]);
+		any |= m[i] != 0;
+	}
+	return !any || sa_emit(q, &r);
+}
+
 static void walk_mfts(struct sa_query *q)
 {
-	(void)q; /* no multicast groups until the SA creates them */
+	const struct sa_src *s = q->src;
+	uint32_t pi;
+
+	q->mask &= ~1ULL;
+	for (uint32_t node = 0; s->mcast && node < s->sn->n_nodes; node++) {
+		const struct mcast_mft *t;
+		unsigned npos;
+		uint16_t lid;
+
+		if (!switch_ok(q, node, &pi) || !(t = mcast_mft_find(s->mcast, s->sn->node[node].guid)))
+			continue;
+		lid = sa_endport_lid(s, pi, NULL);
+		npos = s->sn->node[node].nports / MCAST_MFT_POS + 1;
+		for (uint32_t b = 0; b < t->n / MCAST_MFT_BLOCK; b++)
+			for (unsigned pos = 0; pos < npos; pos++)
+				if (!mft_emit(q, lid, t, b, pos))
+					return;
+	}
 }
 
 const struct sa_attr sa_attr_switch_info = {

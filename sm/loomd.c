@@ -73,6 +73,7 @@ struct loomd {
 	sd_event_source *sweep_timer;
 	struct config *cfg; /* in force; replaced only by a valid file on SIGHUP */
 	bool announced; /* READY=1 sent */
+	uint64_t next_sweep; /* when the sweep timer is due, between multicast passes */
 	char guid2lid[PATH_MAX];
 };
 
@@ -352,6 +353,36 @@ static int heavy(struct loomd *d, struct sweep_stats *st)
 	return 0;
 }
 
+/* A join or leave through the SA: the MFT blocks that differ, now. */
+static void mcast_pass(struct loomd *d)
+{
+	struct diag msgs = { .limit = 50 };
+	struct sweep_stats st;
+	int r;
+
+	r = sweep_mcast(&d->sw, &st, &msgs);
+	log_msgs(&msgs);
+	diag_free(&msgs);
+	if (r < 0)
+		log_warn("multicast: programming MFTs failed: %s; the next sweep tries again",
+			 strerror(-r));
+	else if (st.nodes)
+		log_info("multicast: %u MFT blocks, %" PRIu64 " SMPs, %u ms", st.mft_blocks,
+			 st.smps, st.ms);
+}
+
+/* struct mcast's listener: the SA changed a group; the timer runs mcast_pass. */
+static void on_mcast_changed(void *arg)
+{
+	struct loomd *d = arg;
+	uint64_t now;
+
+	if (!d->ev || !d->sweep_timer)
+		return; /* --once: no loop to schedule on */
+	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
+	sd_event_source_set_time(d->sweep_timer, now);
+}
+
 static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 {
 	struct loomd *d = arg;
@@ -359,7 +390,12 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 	bool changed = false;
 	int r = 0;
 
-	(void)usec;
+	/* Early for multicast only: program MFTs, keep the sweep where it was due. */
+	if (d->sw.mcast->dirty && d->sw.up && !d->agent.resweep && usec < d->next_sweep) {
+		mcast_pass(d);
+		sd_event_source_set_time(s, d->next_sweep);
+		return 0;
+	}
 	if (d->sw.up && !d->agent.resweep) {
 		r = sweep_light(&d->sw, &changed, &st);
 		if (r == 0 && (changed || !st.up))
@@ -371,8 +407,11 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 		sd_notify(0, "READY=1\nSTATUS=SUBNET UP");
 		d->announced = true;
 	}
+	if (d->sw.mcast->dirty && d->sw.up)
+		mcast_pass(d);
 	sd_notify(0, d->sw.up ? "STATUS=SUBNET UP" : "STATUS=bringing the subnet up");
-	sd_event_source_set_time(s, usec + (uint64_t)d->o.sweep_ms * 1000);
+	d->next_sweep = usec + (uint64_t)d->o.sweep_ms * 1000;
+	sd_event_source_set_time(s, d->next_sweep);
 	return 0;
 }
 
@@ -572,6 +611,12 @@ static int setup(struct loomd *d)
 	txn_set_request_hook(d->x, on_request, d);
 	r = sweeper_init(&d->sw, d->x, &d->agent, &so, &msgs);
 	sa_init(&d->sa, &d->sw, &d->agent, sa_send, d);
+	if (r == 0) {
+		/* The SA changes groups; the sweep timer programs their MFTs. */
+		d->sa.src.mcast = d->sw.mcast;
+		d->sw.mcast->changed = on_mcast_changed;
+		d->sw.mcast->changed_arg = d;
+	}
 	log_msgs(&msgs);
 	diag_free(&msgs);
 	if (r < 0)

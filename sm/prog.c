@@ -23,6 +23,8 @@ static const char *const preq_name[] = {
 	[PREQ_SL2VL_SET] = "SLtoVLMappingTable Set",
 	[PREQ_VLARB_GET] = "VLArbitrationTable Get",
 	[PREQ_VLARB_SET] = "VLArbitrationTable Set",
+	[PREQ_MFT_GET] = "MulticastForwardingTable block Get",
+	[PREQ_MFT_SET] = "MulticastForwardingTable block Set",
 };
 
 /*
@@ -204,6 +206,10 @@ static void on_reply(void *arg, int status, const uint8_t *resp, size_t len)
 		case PREQ_SL2VL_GET:
 		case PREQ_VLARB_GET:
 			prog_qos_reply(g, q, resp, len);
+			break;
+		case PREQ_MFT_GET:
+		case PREQ_MFT_SET:
+			prog_mft_reply(g, q, resp, len);
 			break;
 		case PREQ_PKEY_SET:
 		case PREQ_SL2VL_SET:
@@ -505,10 +511,29 @@ int prog_run(struct txn *x, const struct subnet *sn, struct disc_live *live,
 		r = phase(&g, prog_program_pkeys);
 	if (r == 0 && o->qos)
 		r = phase(&g, prog_program_qos);
+	if (r == 0 && o->mcast)
+		r = phase(&g, prog_program_mfts);
+	if (g.mft)
+		mcast_want_free(g.mft);
+	free(g.mft);
 	if (r == 0)
 		r = phase(&g, activate_ports);
 	if (r == 0)
 		count_active(&g);
+	return r;
+}
+
+int prog_mft_run(struct txn *x, const struct subnet *sn, struct disc_live *live,
+		 const struct route_out *ro, struct mcast *mc, struct prog_report *rep)
+{
+	struct prog_opts o = { .mcast = mc };
+	struct prog g = { .x = x, .sn = sn, .live = live, .ro = ro, .o = &o, .rep = rep };
+	int r;
+
+	r = phase(&g, prog_program_mfts);
+	if (g.mft)
+		mcast_want_free(g.mft);
+	free(g.mft);
 	return r;
 }
 

@@ -2,6 +2,7 @@
 #ifndef LOOM_SM_PROG_H
 #define LOOM_SM_PROG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "lib/diag.h"
@@ -14,12 +15,14 @@
 
 struct pkey_plan;
 struct config;
+struct mcast;
 
 struct prog_opts {
 	uint16_t sm_lid;        /* MasterSMLID for every port */
 	uint64_t subnet_prefix; /* GID prefix for every port */
 	const struct pkey_plan *pkeys; /* P_Key tables to hold; NULL: leave them as they are */
 	const struct config *qos;      /* QoS classes to program; NULL: leave VL settings */
+	struct mcast *mcast;           /* groups whose MFTs to program (prog_mft.c); NULL: none */
 };
 
 /* What one programming pass sent, and what did not take. */
@@ -36,6 +39,8 @@ struct prog_report {
 	unsigned pkey_blocks; /* P_Key blocks sent */
 	unsigned qos_reads;  /* SL2VL and VLArb blocks read to compare */
 	unsigned qos_blocks; /* SL2VL and VLArb blocks sent */
+	unsigned mft_reads;  /* MFT blocks read to compare */
+	unsigned mft_blocks; /* MFT blocks sent */
 	unsigned failed;     /* requests refused or unanswered */
 	struct diag msgs;    /* start it with .limit = PROG_MAX_MSGS */
 };
@@ -69,6 +74,8 @@ int prog_cache_lft(const struct prog_cache *c, uint64_t guid, const uint8_t **lf
  *   3. P_Key tables (o->pkeys): each block read, sent only if it differs;
  *   4. SL-to-VL and VL arbitration tables of each port class (o->qos), the
  *      same way; OperationalVLs goes with step 1;
+ *   4b. MulticastForwardingTable blocks of o->mcast's groups' trees
+ *      (prog_mft.c), the same way, blocks of deleted groups cleared;
  *   5. every ARMED port to ACTIVE, once both ends of every link are armed.
  * Only what differs is sent: on a fabric already so programmed, nothing is.
  * live is updated with every answer. Returns 0 (rep says what failed) or -errno.
@@ -77,5 +84,37 @@ int prog_run(struct txn *x, const struct subnet *sn, struct disc_live *live,
 	     const struct route_out *ro, const struct prog_opts *o, struct prog_cache *cache,
 	     struct prog_report *rep);
 void prog_report_free(struct prog_report *rep);
+
+/*
+ * Step 4b of prog_run alone, for a multicast change between sweeps: the
+ * MFT blocks of every switch of sn that differ from o->mcast's trees (each
+ * block read once, then diffed against what was sent). ro is the routing
+ * the last sweep programmed (for messages). 0 or -errno; rep says what failed.
+ */
+int prog_mft_run(struct txn *x, const struct subnet *sn, struct disc_live *live,
+		 const struct route_out *ro, struct mcast *mc, struct prog_report *rep);
+
+/*
+ * What programming puts in a port's QoS tables (step 4 above), for those
+ * who must say the same (the SA's SL2VL and VLArb records): the same
+ * functions prog_run uses (prog_want.c). qos is what prog_opts.qos was (not NULL), ro
+ * the routes (its SL-to-VL map wins; NULL: none).
+ */
+struct prog_qos_view {
+	const struct subnet *sn;
+	const struct disc_live *live;
+	const struct route_out *ro;
+	const struct config *qos;
+};
+/* config.h's enum config_port_class of port pi: which qos class it takes. */
+int prog_want_class(const struct subnet *sn, uint32_t pi);
+/* IBA 14.2.5.6 OperationalVLs code -> data VLs: 1 -> 1, 2 -> 2, 3 -> 4, 4 -> 8, 5 -> 15. */
+unsigned prog_vls_of(uint8_t code);
+/* The SL-to-VL table of output port pi; *folded: VLs folded or missing. */
+void prog_want_sl2vl(const struct prog_qos_view *v, uint32_t pi, uint8_t vl[SMP_NUM_SL],
+		     bool *folded);
+/* VLArbitration block b (low or high 0-31) of port pi; returns the entries the port has room for. */
+unsigned prog_want_vlarb(const struct prog_qos_view *v, uint32_t pi, enum smp_vlarb_block b,
+			 struct smp_vlarb e[SMP_VLARB_BLOCK]);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sm/mcast.h"
 #include "sm/prog.h"
 
 /* One switch's LFT as we last saw or set it; known[b]: block b is what the switch holds. */
@@ -26,7 +27,7 @@ struct prog_cache {
 enum preq_kind {
 	PREQ_PORT, PREQ_PORT_CHECK, PREQ_SWITCH_INFO, PREQ_LFT_GET, PREQ_LFT_SET,
 	PREQ_PKEY_GET, PREQ_PKEY_SET, PREQ_SL2VL_GET, PREQ_SL2VL_SET, PREQ_VLARB_GET,
-	PREQ_VLARB_SET,
+	PREQ_VLARB_SET, PREQ_MFT_GET, PREQ_MFT_SET,
 };
 
 struct prog {
@@ -38,6 +39,7 @@ struct prog {
 	struct prog_cache *cache;
 	struct prog_report *rep;
 	int err; /* ENOMEM or a transport error: stop sending */
+	struct mcast_want *mft; /* prog_mft.c: the MFTs wanted, for the replies */
 };
 
 /* As in discovery: a request whose every try timed out is sent again, this many times in all. */
@@ -70,5 +72,7 @@ void prog_program_qos(struct prog *g);
 /* config.h's enum config_port_class of a port. */
 int prog_port_class_of(const struct prog *g, uint32_t pi);
 void prog_qos_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len);
+void prog_program_mfts(struct prog *g);
+void prog_mft_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len);
 
 #endif

@@ -26,12 +26,7 @@
 
 static enum config_port_class prog_port_class(const struct prog *g, uint32_t pi)
 {
-	const struct subnet_port *p = &g->sn->port[pi];
-	uint8_t type = g->sn->node[p->node].type;
-
-	if (type == NODE_SWITCH)
-		return p->num ? CONFIG_CLASS_SWITCH_EXTERNAL : CONFIG_CLASS_SWITCH_PORT0;
-	return type == NODE_ROUTER ? CONFIG_CLASS_ROUTER : CONFIG_CLASS_CA;
+	return (enum config_port_class)prog_want_class(g->sn, pi);
 }
 
 int prog_port_class_of(const struct prog *g, uint32_t pi)
@@ -39,55 +34,24 @@ int prog_port_class_of(const struct prog *g, uint32_t pi)
 	return (int)prog_port_class(g, pi);
 }
 
-/* IBA 14.2.5.6 OperationalVLs code -> data VLs: 1 -> 1, 2 -> 2, 3 -> 4, 4 -> 8, 5 -> 15. */
-static unsigned vls_of(uint8_t code)
+static struct prog_qos_view view_of(const struct prog *g)
 {
-	static const unsigned n[] = { 1, 1, 2, 4, 8, 15 };
-
-	return code < 6 ? n[code] : 1;
+	return (struct prog_qos_view){ .sn = g->sn, .live = g->live, .ro = g->ro, .qos = g->o->qos };
 }
 
-/* The table port pi (an output port) should hold; *folded if VLs had to be
- * folded (or, for the engine's map, are missing). */
 static void want_sl2vl(const struct prog *g, uint32_t pi, uint8_t vl[SMP_NUM_SL], bool *folded)
 {
-	const struct config_qos_class *c = &g->o->qos->qos[prog_port_class(g, pi)];
-	unsigned n = vls_of(g->live->port[pi].pi.op_vls);
+	struct prog_qos_view v = view_of(g);
 
-	*folded = false;
-	if (g->ro->sl) {
-		memcpy(vl, g->ro->sl2vl, SMP_NUM_SL);
-		for (unsigned sl = 0; sl < SMP_NUM_SL; sl++)
-			*folded |= vl[sl] != 15 && vl[sl] >= n;
-		return;
-	}
-	for (unsigned sl = 0; sl < SMP_NUM_SL; sl++) {
-		vl[sl] = c->sl2vl[sl];
-		if (vl[sl] != 15 && vl[sl] >= n) { /* VL15: the SL is dropped, on purpose */
-			vl[sl] = (uint8_t)(vl[sl] % n);
-			*folded = true;
-		}
-	}
+	prog_want_sl2vl(&v, pi, vl, folded);
 }
 
-/* Entries of one VLArb block: the class's list from entry 0, within the port's room. */
 static unsigned want_vlarb(const struct prog *g, uint32_t pi, enum smp_vlarb_block b,
 			   struct smp_vlarb e[SMP_VLARB_BLOCK])
 {
-	const struct config_qos_class *c = &g->o->qos->qos[prog_port_class(g, pi)];
-	ib_port_info_t w;
-	bool high = b == SMP_VLARB_HIGH_0_31;
-	const struct config_vlarb *list = high ? c->high : c->low;
-	unsigned n = high ? c->n_high : c->n_low, cap;
+	struct prog_qos_view v = view_of(g);
 
-	memcpy(&w, g->live->port[pi].raw, sizeof(w));
-	cap = high ? w.vl_arb_high_cap : w.vl_arb_low_cap;
-	if (cap > SMP_VLARB_BLOCK)
-		cap = SMP_VLARB_BLOCK;
-	memset(e, 0, SMP_VLARB_BLOCK * sizeof(*e));
-	for (unsigned i = 0; i < n && i < cap; i++)
-		e[i] = (struct smp_vlarb){ .vl = list[i].vl, .weight = list[i].weight };
-	return cap;
+	return prog_want_vlarb(&v, pi, b, e);
 }
 
 void prog_qos_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
@@ -153,12 +117,12 @@ static void fold_report(struct prog *g, uint32_t pi)
 		diag_msg(&g->rep->msgs, "%s: runs %u data VLs, the routes need %u: traffic on "
 			 "the VLs it lacks is dropped there, and credit loops are possible; give "
 			 "the routing engine fewer VLs (sm.routing.vls) or the port more",
-			 prog_port_name(g, pi, buf, sizeof(buf)), vls_of(g->live->port[pi].pi.op_vls),
+			 prog_port_name(g, pi, buf, sizeof(buf)), prog_vls_of(g->live->port[pi].pi.op_vls),
 			 g->ro->n_vls);
 	else if (folded)
 		diag_msg(&g->rep->msgs, "%s: runs %u data VLs; SL-to-VL entries beyond them are "
 			 "folded into them (VL %% %u)", prog_port_name(g, pi, buf, sizeof(buf)),
-			 vls_of(g->live->port[pi].pi.op_vls), vls_of(g->live->port[pi].pi.op_vls));
+			 prog_vls_of(g->live->port[pi].pi.op_vls), prog_vls_of(g->live->port[pi].pi.op_vls));
 }
 
 /* The engine's map wins; say which classes asked for another (once a run). */

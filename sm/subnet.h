@@ -10,7 +10,8 @@
  *   disc.c     directed-route discovery: SMPs through mad/txn.c -> model
  *   lid.c      LID manager: assignment; lid_file.c: the guid2lid map and file
  *   prog.c     programming: PortInfo, SwitchInfo, LFT blocks that differ;
- *              prog_pkey.c P_Key blocks, prog_qos.c SL2VL/VLArb blocks
+ *              prog_pkey.c P_Key blocks, prog_qos.c SL2VL/VLArb blocks,
+ *              prog_want.c what those hold (the SA answers from it too)
  *   pkey.c     partitions -> the P_Key table each port must hold
  *   agent.c    the SM's own agent: SMInfo answers, traps
  *   sweep.c    heavy and light sweeps: discover, LIDs, route, program

@@ -31,6 +31,8 @@ int sweeper_init(struct sweeper *s, struct txn *x, struct agent *a, const struct
 	r = lid_map_new(&s->lids);
 	if (r == 0)
 		r = prog_cache_new(&s->cache);
+	if (r == 0)
+		r = mcast_new(&s->mcast);
 	if (r == 0 && o->guid2lid)
 		r = lid_map_load(s->lids, o->guid2lid, msgs);
 	if (r < 0)
@@ -42,8 +44,10 @@ void sweeper_free(struct sweeper *s)
 {
 	lid_map_free(s->lids);
 	prog_cache_free(s->cache);
+	mcast_free(s->mcast);
 	subnet_free(s->sn);
 	disc_live_free(&s->live);
+	route_out_free(&s->routes);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -98,8 +102,34 @@ static void not_up(struct sweep_stats *st, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * The IPoIB broadcast groups of loom.yaml's partitions (without a file, the
+ * default partition's, as OpenSM creates it) exist before MFTs are built.
+ */
+static int sync_ipoib(struct sweeper *s, struct diag *msgs)
+{
+	_cleanup_(config_freep) struct config *def = NULL;
+	const struct config *c = s->o.config;
+	int r;
+
+	if (!c) {
+		r = config_defaults(&def);
+		if (r < 0)
+			return r;
+		c = def;
+	}
+	r = mcast_ipoib_sync(s->mcast, c);
+	if (r == -ENOSPC) {
+		diag_msg(msgs, "multicast: no free MLID for an IPoIB broadcast group; "
+			 "the partitions left without one have no IPoIB");
+		r = 0;
+	}
+	return r;
+}
+
+/* On success *keep holds the routes (zeroed if routing failed), for the SA. */
 static int route_and_program(struct sweeper *s, struct subnet *sn, struct disc_live *live,
-			     struct sweep_stats *st, struct diag *msgs)
+			     struct route_out *keep, struct sweep_stats *st, struct diag *msgs)
 {
 	_cleanup_(route_out_free) struct route_out ro = { 0 };
 	struct prog_report prep = { .msgs.limit = PROG_MAX_MSGS };
@@ -139,11 +169,18 @@ static int route_and_program(struct sweeper *s, struct subnet *sn, struct disc_l
 		 * the default QoS classes carry it (prog_qos.c). */
 		po.qos = def;
 	}
+	r = sync_ipoib(s, msgs);
+	if (r < 0) {
+		pkey_plan_free(&plan);
+		return r;
+	}
+	po.mcast = s->mcast;
 	r = prog_run(s->x, sn, live, &ro, &po, s->cache, &prep);
 	pkey_plan_free(&plan);
 	copy_msgs(msgs, &prep.msgs, "programming");
 	st->changes = prep.port_sets + prep.si_sets + prep.lft_blocks + prep.activated +
-		      prep.pkey_blocks + prep.qos_blocks;
+		      prep.pkey_blocks + prep.qos_blocks + prep.mft_blocks;
+	st->mft_blocks = prep.mft_blocks;
 	st->qos_blocks = prep.qos_blocks;
 	st->lft_blocks = prep.lft_blocks;
 	st->pkey_blocks = prep.pkey_blocks;
@@ -152,6 +189,8 @@ static int route_and_program(struct sweeper *s, struct subnet *sn, struct disc_l
 	if (prep.not_active)
 		not_up(st, "%u linked ports not Active", prep.not_active);
 	prog_report_free(&prep);
+	*keep = ro;
+	memset(&ro, 0, sizeof(ro)); /* handed over: the cleanup frees nothing */
 	return r;
 }
 
@@ -159,6 +198,7 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 {
 	struct disc_report drep = { .msgs.limit = DISC_MAX_MSGS };
 	struct disc_live live = { 0 };
+	struct route_out ro = { 0 };
 	struct subnet *sn = NULL;
 	uint64_t t0 = now_ms(), sent0 = txn_stats(s->x)->sent;
 	int r;
@@ -179,9 +219,10 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 		uint32_t me = sm_port(sn, &live);
 
 		s->agent->guid = sn->port[me].guid ? sn->port[me].guid : sn->node[0].port0_guid;
-		r = route_and_program(s, sn, &live, st, msgs);
+		r = route_and_program(s, sn, &live, &ro, st, msgs);
 	}
 	if (r < 0) {
+		route_out_free(&ro);
 		subnet_free(sn);
 		disc_live_free(&live);
 		return r;
@@ -190,6 +231,9 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 	disc_live_free(&s->live);
 	s->sn = sn;
 	s->live = live;
+	/* The routes go with the model they were computed on (node indices). */
+	route_out_free(&s->routes);
+	s->routes = ro;
 	s->heavy++;
 	st->up = s->up = !st->why_not[0];
 	st->smps = txn_stats(s->x)->sent - sent0;
@@ -250,5 +294,28 @@ int sweep_light(struct sweeper *s, bool *changed, struct sweep_stats *st)
 	st->ms = (unsigned)(now_ms() - t0);
 	st->up = s->up;
 	*changed = n_changed > 0;
+	return r;
+}
+
+int sweep_mcast(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
+{
+	struct prog_report prep = { .msgs.limit = PROG_MAX_MSGS };
+	uint64_t t0 = now_ms(), sent0 = txn_stats(s->x)->sent;
+	int r;
+
+	memset(st, 0, sizeof(*st));
+	if (!s->sn || !s->up)
+		return 0;
+	r = prog_mft_run(s->x, s->sn, &s->live, &s->routes, s->mcast, &prep);
+	copy_msgs(msgs, &prep.msgs, "multicast");
+	st->nodes = s->sn->n_nodes;
+	st->ports = s->sn->n_ports;
+	st->changes = st->mft_blocks = prep.mft_blocks;
+	st->smps = txn_stats(s->x)->sent - sent0;
+	st->ms = (unsigned)(now_ms() - t0);
+	st->up = s->up;
+	if (prep.failed)
+		s->mcast->dirty = true; /* try again at the next sweep */
+	prog_report_free(&prep);
 	return r;
 }

@@ -12,6 +12,7 @@
 #include "sm/agent.h"
 #include "sm/disc.h"
 #include "sm/lid.h"
+#include "sm/mcast.h"
 #include "sm/prog.h"
 #include "sm/subnet.h"
 
@@ -36,6 +37,12 @@ struct sweeper {
 	struct prog_cache *cache;
 	struct subnet *sn;
 	struct disc_live live;
+	/*
+	 * The routes the LFTs were programmed from, for sn (the SA's PathRecord
+	 * SL: routes.sl); zeroed when the last heavy sweep could not route.
+	 */
+	struct route_out routes;
+	struct mcast *mcast;   /* multicast groups (the SA changes them) and the MFTs programmed */
 	unsigned heavy, light; /* sweeps done */
 	bool up;               /* the last heavy sweep reached SUBNET UP */
 };
@@ -48,6 +55,7 @@ struct sweep_stats {
 	unsigned lft_blocks; /* of the changes: LFT blocks sent */
 	unsigned pkey_blocks; /* of the changes: P_Key blocks sent */
 	unsigned qos_blocks;  /* of the changes: SL2VL and VLArb blocks sent */
+	unsigned mft_blocks;  /* of the changes: MFT blocks sent */
 	uint64_t smps;    /* SMPs sent by this sweep, retries included */
 	unsigned ms;
 	bool up;
@@ -70,5 +78,11 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs);
  * (SwitchInfo:PortStateChange); *changed when one did or did not answer.
  */
 int sweep_light(struct sweeper *s, bool *changed, struct sweep_stats *st);
+/*
+ * Multicast changed between sweeps (a join or leave through the SA): the
+ * MFT blocks that differ from the groups' trees, on the last sweep's
+ * model. Nothing to do before the first SUBNET UP (the heavy sweep does it).
+ */
+int sweep_mcast(struct sweeper *s, struct sweep_stats *st, struct diag *msgs);
 
 #endif

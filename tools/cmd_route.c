@@ -34,7 +34,7 @@
 struct route_args {
 	const char *engine, *guid2lid, *topo, *config, *lfts;
 	unsigned lmc, threads, vls;
-	bool json, check, canon, pkeys, qos;
+	bool json, check, canon, pkeys, qos, sl;
 	uint64_t roots[256]; /* --root: updn's root switches */
 	uint32_t n_roots;
 };
@@ -46,7 +46,7 @@ static void route_usage(FILE *f)
 
 	fprintf(f,
 		"usage: loom route [--engine E] [--lmc N] [--vls N] [--guid2lid FILE]\n"
-		"                  [--json | --canon] [--check] [--root GUID]... TOPOFILE\n\n"
+		"                  [--json | --canon | --sl] [--check] [--root GUID]... TOPOFILE\n\n"
 		"Route a fabric without touching it: read TOPOFILE (ibnetdiscover output or\n"
 		"ibsim's form), assign LIDs as loomd does (a port keeps the LID the file\n"
 		"gives it, or the one --guid2lid, loomd's state file, gives it), route with\n"
@@ -70,6 +70,10 @@ static void route_usage(FILE *f)
 		"                   reachability, loops, hops, link load, credit loops per\n"
 		"                   VL, routing time and peak memory)\n"
 		"  --canon          the tables in loom verify --normalize's canonical form\n"
+		"  --sl             instead of the tables: the SL of each route, one line per\n"
+		"                   switch and LID, 'SWITCH-GUID LID SL' (engines that choose\n"
+		"                   SLs, vlayered: the SA's PathRecord.SL for a path entering\n"
+		"                   the fabric at that switch); nothing for the others\n"
 		"  --check          exit 1 if a pair is unreachable, a route loops, or the\n"
 		"                   channel dependencies of some VL have a cycle (credit loop)\n"
 		"  --config FILE    loom.yaml: its routing options are the defaults here\n"
@@ -91,7 +95,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		{ "config", required_argument, NULL, 'f' },   { "pkeys", no_argument, NULL, 'p' },
 		{ "qos", no_argument, NULL, 'q' },	      { "vls", required_argument, NULL, 'v' },
 		{ "lfts", required_argument, NULL, 'L' },   { "threads", required_argument, NULL, 't' },
-		{ "root", required_argument, NULL, 'r' },
+		{ "root", required_argument, NULL, 'r' },     { "sl", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },	      {}
 	};
 	char *end;
@@ -107,6 +111,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		case 'f': a->config = optarg; break;
 		case 'p': a->pkeys = true; break;
 		case 'q': a->qos = true; break;
+		case 'S': a->sl = true; break;
 		case 'L': a->lfts = optarg; break;
 		case 't':
 			errno = 0;
@@ -268,6 +273,16 @@ static void print_json(const struct route_args *a, const struct subnet *sn,
 	printf("}\n");
 }
 
+/* --sl: route_out.sl as text, routed LIDs only (the SA's PathRecord.SL). */
+static void print_sl(const struct subnet *sn, const struct route_out *out)
+{
+	for (uint32_t s = 0; out->sl && s < out->n_sw; s++)
+		for (uint32_t lid = 1; lid <= out->max_lid; lid++)
+			if (route_lft(out, s)[lid] != ROUTE_DROP)
+				printf("0x%016" PRIx64 " %u %u\n", sn->node[out->sw_node[s]].guid, lid,
+				       route_sl(out, s)[lid]);
+}
+
 static int load_config(const struct route_args *a, struct config **c)
 {
 	struct diag d = { 0 };
@@ -418,6 +433,8 @@ int cmd_route(int argc, char **argv)
 	}
 	if (a.json)
 		print_json(&a, sn, &out, &rep, &d, ok, secs);
+	else if (a.sl)
+		print_sl(sn, &out);
 	else {
 		if (a.canon)
 			po = LFT_TEXT_CANON;

@@ -130,7 +130,7 @@ stop_sms() {
 
 record_checks() {
 	local q c
-	for q in NR PIR LR SWIR LFTR GIR SMIR; do
+	for q in NR PIR LR SWIR LFTR GIR SMIR PR; do
 		for s in l o; do
 			sq "$s" "$q" "$q" || tap_diag "$s: saquery $q: $(head -n 3 "$tmp/$s.$q.err")"
 		done
@@ -197,6 +197,10 @@ record_checks() {
 	tap_check "$T: LFTRecords hold what dump_lfts reads from every switch ($(wc -l <"$tmp/dump.ent") entries)" \
 		diff -u "$tmp/dump.ent" "$tmp/lftr.ent" || tap_diag "$(diff "$tmp/dump.ent" "$tmp/lftr.ent" | head -n 5)"
 
+	# PathRecord: every pair of end ports, by GIDs (the LIDs differ).
+	same_as_osm PR "PathRecords (GIDs, reversible, P_Key, SL, MTU, rate, lifetime)" sgid dgid \
+		num_path_revers pkey sl mtu rate pkt_life preference
+
 	# GUIDInfoRecord: block 0 of every end port holds its GUID.
 	same_as_osm GIR "GUIDInfoRecords" LID BlockNum
 
@@ -243,10 +247,10 @@ mask_checks() {
 	tap_check "$T: MFTR: answered (no multicast groups yet: no records)" sq l mftr MFTR
 	# Attributes not served yet: an error status, at once (no timeout).
 	local t0=$SECONDS rc=0
-	sq l pr PR || rc=$?
-	tap_check "$T: saquery PR (not served yet): fails with the SA's status" test "$rc" -ne 0
+	sq l sr SR || rc=$?
+	tap_check "$T: saquery SR (not served yet): fails with the SA's status" test "$rc" -ne 0
 	tap_check "$T: ... at once, not by timing out ($((SECONDS - t0)) s)" test $((SECONDS - t0)) -lt 10
-	tap_diag "PR: $(grep -i 'err\|status' "$tmp/l.pr.err" | head -n 2)"
+	tap_diag "SR: $(grep -i 'err\|status' "$tmp/l.sr.err" | head -n 2)"
 }
 
 for topo in ${SA_TEST_TOPOS:-2sw2path ft2-k8}; do

@@ -5,13 +5,16 @@
  * bytes, any length: the decoder must reject or read them without reading
  * past the end, and every record family's walk must survive any template
  * and component mask. The first two bytes pick the requester's LID and
- * P_Key index, the rest is the MAD.
+ * P_Key index, the rest is the MAD. PathRecords walk the LFT (with a
+ * loop through ports 3-4 for LIDs 9-15) and an engine's SL table; the
+ * SL2VL and VLArb records come from a QoS configuration.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "sa/sa_priv.h"
 #include "sm/prog_priv.h"
 
@@ -25,6 +28,10 @@ static void build(void)
 	static struct pkey_plan pl;
 	static uint32_t off[64];
 	static uint16_t key[64];
+	static struct route_out ro;
+	static uint32_t sw_index[3], sw_node[1];
+	static uint8_t sl[16];
+	static struct config qos;
 	struct subnet *sn;
 	struct prog_cache *c;
 	struct prog_lft *e;
@@ -58,10 +65,54 @@ static void build(void)
 	e = prog_cache_get(c, 0x100);
 	if (!e || prog_lft_size(e, 128) < 0)
 		abort();
+	memset(e->lft, ROUTE_DROP, 128);
+	e->lft[1] = 0;
+	for (unsigned l = 4; l < 8; l++)
+		e->lft[l] = 1;
+	e->lft[8] = 2;
+	for (unsigned l = 9; l < 16; l++)
+		e->lft[l] = 3; /* out port 3, back in on 4: a loop the walk must stop */
+	sw_index[sw] = 0;
+	sw_index[h1] = sw_index[h2] = SUBNET_NONE;
+	sw_node[0] = sw;
+	for (unsigned l = 0; l < 16; l++)
+		sl[l] = (uint8_t)(l % 3);
+	ro = (struct route_out){ .n_sw = 1, .sw_node = sw_node, .sw_index = sw_index, .max_lid = 15,
+				 .sl = sl, .n_vls = 3 };
+	for (unsigned k = 0; k < _CONFIG_CLASS_MAX; k++) {
+		for (unsigned i = 0; i < 16; i++)
+			qos.qos[k].sl2vl[i] = (uint8_t)(i % 5);
+		qos.qos[k].n_low = 2;
+		qos.qos[k].low[0] = (struct config_vlarb){ .vl = 1, .weight = 7 };
+		qos.qos[k].low[1] = (struct config_vlarb){ .vl = 2, .weight = 9 };
+	}
 	src = (struct sa_src){ .sn = sn, .live = &live, .lfts = c, .pkeys = &pl,
-			       .sm_port = subnet_port_idx(sn, h1, 1) };
+			       .sm_port = subnet_port_idx(sn, h1, 1), .routes = &ro, .qos = &qos };
 	if (sa_src_index(&src) < 0)
 		abort();
+}
+
+/*
+ * Multicast groups, fresh for every input (MCMemberRecord Set and Delete
+ * change them): the IPoIB broadcast group with a full and a send-only
+ * member, and an MFT programmed on the switch for MFTR.
+ */
+static void mcast_reset(void)
+{
+	struct mcast_group g = { .mgid = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, [12] = 0xff, 0xff,
+					   0xff, 0xff },
+				 .pkey = 0xffff, .qkey = 0xb1b, .mtu = 4, .rate = 3, .scope = 2,
+				 .permanent = true };
+	struct mcast_group *p;
+	struct mcast_mft *t;
+
+	mcast_free(src.mcast);
+	src.mcast = NULL;
+	if (mcast_new(&src.mcast) < 0 || mcast_create(src.mcast, &g, &p) < 0 ||
+	    mcast_join(p, 0x201, MCAST_FULL) < 0 || mcast_join(p, 0x301, MCAST_SENDONLY) < 0 ||
+	    !(t = mcast_mft_get(src.mcast, 0x100)) || mcast_mft_size(t, 32) < 0)
+		abort();
+	mcast_ports_set(&t->e[0], 1);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -73,6 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!src.sn)
 		build();
+	mcast_reset();
 	if (size < 2)
 		return 0;
 	from.lid = data[0] % 12;

@@ -16,7 +16,7 @@ declare -A sources=(
 	[config]="config/*.c lib/array.c lib/diag.c"
 	[lft_text]="routing/*.c sm/topo*.c sm/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c lib/par.c"
 	[guid2lid]="sm/lid.c sm/lid_file.c sm/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
-	[sa]="sa/sa.c sa/sa_req.c sa/sa_src.c sa/sa_rec_*.c sm/subnet.c sm/prog_cache.c lib/array.c lib/itab.c lib/strpool.c"
+	[sa]="sa/sa.c sa/sa_req.c sa/sa_src.c sa/sa_rec_*.c sm/subnet.c sm/prog_cache.c sm/prog_want.c sm/mcast*.c lib/array.c lib/itab.c lib/strpool.c"
 )
 # target name -> libraries it links besides the sanitizers (pkg-config names are not used
 # here: clang builds outside configure)

@@ -242,8 +242,8 @@ static void test_bad_requests(void **state)
 	uint8_t mad[MAD_SIZE];
 	struct ans a;
 
-	/* PathRecord is not served (yet): unsupported method/attribute. */
-	req(mad, IB_MAD_METHOD_GET, 0x35, 0);
+	/* InformInfoRecord is not served (yet): unsupported method/attribute. */
+	req(mad, IB_MAD_METHOD_GET, 0xf3, 0);
 	a = ask(&f->src, mad, sizeof(mad), 2, 0);
 	assert_int_equal(a.status, SA_ST_UNSUP_METHOD_ATTR);
 	assert_int_equal(hdr(&a)->method, IB_MAD_METHOD_GET_RESP);

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * MCMemberRecord (IBA 15.2.5.17): SubnAdmSet joins a port to a group,
+ * creating it on a full member's first join; SubnAdmDelete leaves;
+ * Get/GetTable list groups. What a join must pass, as OpenSM checks it
+ * (osm_sa_mcmember_record.c) and IBA 15.2.5.17.1 asks:
+ *  - MGID, PortGID and JoinState given (create: Q_Key, P_Key, SL,
+ *    FlowLabel and TClass too), else "insufficient components";
+ *  - the PortGID is the requester's own port (the SM's port may join for
+ *    others), else "request denied";
+ *  - the port holds the group's P_Key, and its link carries the group's
+ *    MTU and rate; a Q_Key, P_Key or MLID given must be the group's: else
+ *    "request invalid";
+ *  - only a full member creates (IBA 15.2.5.17.1, o15-0.2.4).
+ * Lists: trusted requesters (the SM_Key) see every member; others one
+ * record per group, PortGID zeroed, as OpenSM answers them.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+
+#include "sa/sa_priv.h"
+
+_Static_assert(sizeof(ib_member_rec_t) == 56, "MCMemberRecord is 52 bytes, padded to 8");
+
+enum {
+	MCR_MGID = 1 << 0, MCR_PORT_GID = 1 << 1, MCR_QKEY = 1 << 2, MCR_MLID = 1 << 3,
+	MCR_MTU_SEL = 1 << 4, MCR_MTU = 1 << 5, MCR_TCLASS = 1 << 6, MCR_PKEY = 1 << 7,
+	MCR_RATE_SEL = 1 << 8, MCR_RATE = 1 << 9, MCR_LIFE_SEL = 1 << 10, MCR_LIFE = 1 << 11,
+	MCR_SL = 1 << 12, MCR_FLOW = 1 << 13, MCR_HOP = 1 << 14, MCR_SCOPE = 1 << 15,
+	MCR_JOIN = 1 << 16,
+};
+#define MCR_JOIN_NEED (MCR_MGID | MCR_PORT_GID | MCR_JOIN)
+#define MCR_CREATE_NEED (MCR_QKEY | MCR_PKEY | MCR_SL | MCR_FLOW | MCR_TCLASS)
+
+static const struct sa_field mcr_fields[] = {
+	{ 0, 128 }, { 128, 128 }, { 256, 32 }, { 288, 16 }, /* MGID, PortGID, Q_Key, MLID */
+	/* Selectors say how to compare, they are not compared themselves. */
+	{ 304, 0 }, { 306, 6 }, { 312, 8 }, { 320, 16 },    /* MTUSel, MTU, TClass, P_Key */
+	{ 336, 0 }, { 338, 6 }, { 344, 0 }, { 346, 6 },     /* RateSel, Rate, LifeSel, Life */
+	{ 352, 4 }, { 356, 20 }, { 376, 8 }, { 384, 4 },    /* SL, FlowLabel, HopLimit, Scope */
+	{ 388, 4 }, { 392, 1 },                             /* JoinState, ProxyJoin */
+};
+
+/* IBA rate codes (Table 205) in 100 Mb/s, as sa_rec_path.c orders them. */
+static unsigned rate_speed(uint8_t code)
+{
+	static const unsigned s[] = {
+		[2] = 25, [3] = 100, [4] = 300, [5] = 50, [6] = 200, [7] = 400, [8] = 600,
+		[9] = 800, [10] = 1200, [11] = 140, [12] = 560, [13] = 1120, [14] = 1680,
+		[15] = 250, [16] = 1000, [17] = 2000, [18] = 3000, [19] = 280, [20] = 500,
+		[21] = 4000, [22] = 6000,
+	};
+
+	return code < sizeof(s) / sizeof(s[0]) ? s[code] : 0;
+}
+
+/* What port pi's link carries: its MTU and rate codes. */
+static void port_caps(const struct sa_src *s, uint32_t pi, uint8_t *mtu, uint8_t *rate)
+{
+	ib_port_info_t w;
+
+	memcpy(&w, s->live->port[pi].raw, sizeof(w));
+	*mtu = ib_port_info_get_mtu_cap(&w);
+	if (s->sn->port[pi].num && ib_port_info_get_neighbor_mtu(&w))
+		*mtu = ib_port_info_get_neighbor_mtu(&w);
+	*rate = ib_port_info_compute_rate(&w, !!(w.capability_mask & IB_PORT_CAP_HAS_EXT_SPEEDS));
+}
+
+static bool holds_pkey(const struct sa_src *s, uint32_t pi, uint16_t pkey)
+{
+	uint32_t n;
+	const uint16_t *k = sa_port_pkeys(s, pi, &n);
+
+	for (uint32_t i = 0; i < n; i++)
+		if ((k[i] & 0x7fff) && (k[i] & 0x7fff) == (pkey & 0x7fff))
+			return true;
+	return false;
+}
+
+static uint64_t prefix_of(const struct sa_src *s)
+{
+	return s->sn->subnet_prefix ? s->sn->subnet_prefix : 0xfe80000000000000ULL;
+}
+
+/* The record of g, for member guid (0: none) with join state js. */
+static void rec_of(const struct sa_src *s, const struct mcast_group *g, uint64_t guid, uint8_t js,
+		   ib_member_rec_t *r)
+{
+	memset(r, 0, sizeof(*r));
+	memcpy(r->mgid.raw, g->mgid, 16);
+	if (guid) {
+		r->port_gid.unicast.prefix = htobe64(prefix_of(s));
+		r->port_gid.unicast.interface_id = htobe64(guid);
+	}
+	r->qkey = htobe32(g->qkey);
+	r->mlid = htobe16(g->mlid);
+	/* Selector 2, "exactly", as OpenSM reports a group's MTU, rate and lifetime. */
+	r->mtu = (uint8_t)(2 << 6 | (g->mtu & 0x3f));
+	r->tclass = g->tclass;
+	r->pkey = htobe16(g->pkey);
+	r->rate = (uint8_t)(2 << 6 | (g->rate & 0x3f));
+	r->pkt_life = (uint8_t)(2 << 6 | (g->pkt_life & 0x3f));
+	r->sl_flow_hop = ib_member_set_sl_flow_hop(g->sl, g->flow, g->hop);
+	r->scope_state = (uint8_t)(g->scope << 4 | (js & 0xf));
+}
+
+/*
+ * A selector's answer (IBA 15.2.5.17: 0 greater than, 1 less than, 2
+ * exactly, 3 largest) for a value v the port or group has: does v satisfy
+ * "sel want"? Rates compare by speed, not code.
+ */
+static bool sel_ok(uint8_t sel, uint8_t want, uint8_t v, bool rate)
+{
+	unsigned a = rate ? rate_speed(v) : v, b = rate ? rate_speed(want) : want;
+
+	switch (sel) {
+	case 0: return a > b;
+	case 1: return a < b;
+	case 2: return a == b;
+	default: return true;
+	}
+}
+
+/* The value a new group gets: the port's best that the selector allows; 0 if none. */
+static uint8_t pick(uint8_t sel, uint8_t want, uint8_t port, bool rate)
+{
+	if (sel_ok(sel, want, port, rate))
+		return port;
+	if (sel == 1 || sel == 2) {
+		/* Less than, or exactly: the request's own value, if the port carries it. */
+		uint8_t v = sel == 2 ? want : 0;
+
+		if (sel == 1)
+			for (uint8_t c = 1; c <= (rate ? 22 : 5); c++)
+				if (sel_ok(1, want, c, rate) && sel_ok(1, port, c, rate) &&
+				    (rate ? rate_speed(c) > rate_speed(v) : c > v))
+					v = c;
+		return v && (rate ? rate_speed(v) <= rate_speed(port) : v <= port) ? v : 0;
+	}
+	return 0;
+}
+
+/* The member's port: the PortGID's, which must be the requester's (or the SM's proxy). */
+static uint16_t member_port(struct sa_query *q, const ib_member_rec_t *t, uint32_t *pi)
+{
+	const struct sa_src *s = q->src;
+	uint64_t guid = be64toh(t->port_gid.unicast.interface_id);
+
+	*pi = subnet_find_port_guid(s->sn, guid);
+	if (*pi == SUBNET_NONE)
+		return SA_ST_INVALID_GID;
+	if (*pi != q->requester && q->requester != s->sm_port)
+		return SA_ST_DENIED;
+	return SA_ST_OK;
+}
+
+/* Can port pi be in g? Its P_Key, MTU and rate, and what the request asks. */
+static uint16_t join_checks(struct sa_query *q, const ib_member_rec_t *t, uint64_t mask,
+			    const struct mcast_group *g, uint32_t pi)
+{
+	uint8_t mtu, rate;
+
+	if ((mask & MCR_QKEY) && be32toh(t->qkey) != g->qkey)
+		return SA_ST_REQ_INVALID;
+	if ((mask & MCR_PKEY) && (be16toh(t->pkey) & 0x7fff) != (g->pkey & 0x7fff))
+		return SA_ST_REQ_INVALID;
+	if ((mask & MCR_MLID) && be16toh(t->mlid) != g->mlid)
+		return SA_ST_REQ_INVALID;
+	if (!holds_pkey(q->src, pi, g->pkey))
+		return SA_ST_REQ_INVALID; /* IBA 15.2.5.17.1: not in the group's partition */
+	port_caps(q->src, pi, &mtu, &rate);
+	if (g->mtu > mtu || rate_speed(g->rate) > rate_speed(rate))
+		return SA_ST_REQ_INVALID; /* the port's link cannot carry the group */
+	if ((mask & (MCR_MTU_SEL | MCR_MTU)) == (MCR_MTU_SEL | MCR_MTU) &&
+	    !sel_ok(t->mtu >> 6, t->mtu & 0x3f, g->mtu, false))
+		return SA_ST_REQ_INVALID;
+	if ((mask & (MCR_RATE_SEL | MCR_RATE)) == (MCR_RATE_SEL | MCR_RATE) &&
+	    !sel_ok(t->rate >> 6, t->rate & 0x3f, g->rate, true))
+		return SA_ST_REQ_INVALID;
+	return SA_ST_OK;
+}
+
+/* A new group from the request; the port pi creates it. */
+static uint16_t create(struct sa_query *q, const ib_member_rec_t *t, uint64_t mask, uint32_t pi,
+		       struct mcast_group **out)
+{
+	struct mcast *mc = q->src->mcast;
+	struct mcast_group g = { 0 };
+	uint8_t mtu, rate, sl;
+	uint32_t flow;
+	uint8_t hop;
+	static const uint8_t zero[16];
+
+	if ((mask & MCR_CREATE_NEED) != MCR_CREATE_NEED)
+		return SA_ST_INSUF_COMPS;
+	memcpy(g.mgid, t->mgid.raw, 16);
+	if (memcmp(g.mgid, zero, 16) && g.mgid[0] != 0xff)
+		return SA_ST_INVALID_GID; /* IBA 4.1.1: a multicast GID starts 0xff */
+	g.qkey = be32toh(t->qkey);
+	g.pkey = be16toh(t->pkey);
+	if (!(g.pkey & 0x7fff) || !holds_pkey(q->src, pi, g.pkey))
+		return SA_ST_REQ_INVALID;
+	g.pkey |= 0x8000; /* a group's P_Key is the full-member key, as IPoIB's */
+	port_caps(q->src, pi, &mtu, &rate);
+	g.mtu = (mask & MCR_MTU) ? pick((mask & MCR_MTU_SEL) ? t->mtu >> 6 : 2, t->mtu & 0x3f,
+					mtu, false) : mtu;
+	g.rate = (mask & MCR_RATE) ? pick((mask & MCR_RATE_SEL) ? t->rate >> 6 : 2,
+					  t->rate & 0x3f, rate, true) : rate;
+	if (!g.mtu || !g.rate)
+		return SA_ST_REQ_INVALID; /* the creator's own link could not carry it */
+	ib_member_get_sl_flow_hop(t->sl_flow_hop, &sl, &flow, &hop);
+	g.sl = sl;
+	g.flow = flow;
+	g.hop = (mask & MCR_HOP) ? hop : 0;
+	g.tclass = t->tclass;
+	g.pkt_life = (mask & MCR_LIFE) ? t->pkt_life & 0x3f : 18;
+	g.scope = g.mgid[0] == 0xff ? g.mgid[1] & 0xf : (mask & MCR_SCOPE) ? t->scope_state >> 4 : 2;
+	if (!g.scope)
+		g.scope = 2; /* link-local, what IPoIB and OpenSM default to */
+	if (g.mgid[0] != 0xff)
+		mcast_new_mgid(mc, g.scope, g.pkey, g.mgid);
+	switch (mcast_create(mc, &g, out)) {
+	case 0: return SA_ST_OK;
+	case -ENOSPC: return SA_ST_NO_RESOURCES;
+	default: q->err = -ENOMEM; return SA_ST_NO_RESOURCES;
+	}
+}
+
+static void join(struct sa_query *q, const ib_member_rec_t *t, uint64_t mask)
+{
+	struct mcast *mc = q->src->mcast;
+	struct mcast_group *g;
+	uint8_t js = t->scope_state & 0xf;
+	ib_member_rec_t r;
+	uint32_t pi;
+
+	if ((mask & MCR_JOIN_NEED) != MCR_JOIN_NEED)
+		q->status = SA_ST_INSUF_COMPS;
+	else if (!js || (js & ~(MCAST_FULL | MCAST_NON | MCAST_SENDONLY)))
+		q->status = SA_ST_REQ_INVALID;
+	else
+		q->status = member_port(q, t, &pi);
+	if (q->status)
+		return;
+	g = mcast_find(mc, t->mgid.raw);
+	if (!g) {
+		/* IBA 15.2.5.17.1: only a full member creates a group. */
+		q->status = !(js & MCAST_FULL) ? SA_ST_REQ_INVALID : create(q, t, mask, pi, &g);
+		if (q->status)
+			return;
+	} else if ((q->status = join_checks(q, t, mask, g, pi))) {
+		return;
+	}
+	if (mcast_join(g, q->src->sn->port[pi].guid, js) < 0) {
+		q->err = -ENOMEM;
+		return;
+	}
+	mcast_changed(mc);
+	rec_of(q->src, g, q->src->sn->port[pi].guid, mcast_member(g, q->src->sn->port[pi].guid)->state,
+	       &r);
+	q->mask = 0; /* the answer is the record, whatever the template said */
+	sa_emit(q, &r);
+}
+
+static void leave(struct sa_query *q, const ib_member_rec_t *t, uint64_t mask)
+{
+	struct mcast *mc = q->src->mcast;
+	struct mcast_group *g;
+	uint8_t js = (mask & MCR_JOIN) ? t->scope_state & 0xf : 0xf;
+	ib_member_rec_t r;
+	uint32_t pi;
+	bool gone;
+
+	if ((mask & (MCR_MGID | MCR_PORT_GID)) != (MCR_MGID | MCR_PORT_GID)) {
+		q->status = SA_ST_INSUF_COMPS;
+		return;
+	}
+	if ((q->status = member_port(q, t, &pi)))
+		return;
+	g = mcast_find(mc, t->mgid.raw);
+	if (!g) {
+		q->status = SA_ST_REQ_INVALID; /* no such group */
+		return;
+	}
+	/* The answer says what the port left: built before the group may go. */
+	rec_of(q->src, g, q->src->sn->port[pi].guid, js, &r);
+	if (mcast_leave(mc, g, q->src->sn->port[pi].guid, js, &gone) < 0) {
+		q->status = SA_ST_REQ_INVALID; /* not a member with that state */
+		return;
+	}
+	mcast_changed(mc);
+	q->mask = 0;
+	sa_emit(q, &r);
+}
+
+static void list(struct sa_query *q, const ib_member_rec_t *t)
+{
+	const struct sa_src *s = q->src;
+	const struct mcast *mc = s->mcast;
+	bool trusted = s->sm.sm_key && q->req->sm_key == s->sm.sm_key;
+	uint64_t me = q->requester != SUBNET_NONE ? s->sn->port[q->requester].guid : 0;
+	uint64_t want = be64toh(t->port_gid.unicast.interface_id);
+	ib_member_rec_t r;
+
+	for (uint32_t i = 0; i < mc->n; i++) {
+		const struct mcast_group *g = &mc->g[i];
+
+		if (q->requester == SUBNET_NONE || !holds_pkey(s, q->requester, g->pkey))
+			continue;
+		if (!trusted) {
+			/* A port sees its own membership; of others, only that the group exists. */
+			const struct mcast_member *m = mcast_member(g, me);
+
+			if ((q->mask & MCR_PORT_GID) && m && want == me)
+				rec_of(s, g, me, m->state, &r);
+			else
+				rec_of(s, g, 0, 0, &r);
+			if (!sa_emit(q, &r))
+				return;
+			continue;
+		}
+		if (!g->n_m) {
+			rec_of(s, g, 0, 0, &r);
+			if (!sa_emit(q, &r))
+				return;
+		}
+		for (uint32_t j = 0; j < g->n_m; j++) {
+			rec_of(s, g, g->m[j].guid, g->m[j].state, &r);
+			if (!sa_emit(q, &r))
+				return;
+		}
+	}
+}
+
+static void walk_mcm(struct sa_query *q)
+{
+	ib_member_rec_t t;
+	uint64_t mask = q->req->comp_mask;
+
+	if (!q->src->mcast) {
+		q->status = q->req->method == IB_MAD_METHOD_GET ||
+				    q->req->method == IB_MAD_METHOD_GETTABLE ? 0 : SA_ST_NO_RESOURCES;
+		return;
+	}
+	memcpy(&t, q->req->rec, sizeof(t));
+	switch (q->req->method) {
+	case IB_MAD_METHOD_SET: join(q, &t, mask); break;
+	case IB_MAD_METHOD_DELETE: leave(q, &t, mask); break;
+	default: list(q, &t); break;
+	}
+}
+
+const struct sa_attr sa_attr_mcm = {
+	.id = 0x0038, .name = "MCMemberRecord", .size = sizeof(ib_member_rec_t),
+	.methods = SA_M_GET | SA_M_GETTABLE | SA_M_SET | SA_M_DELETE, .fields = mcr_fields,
+	.n_fields = sizeof(mcr_fields) / sizeof(mcr_fields[0]), .walk = walk_mcm,
+};
