@@ -14,7 +14,7 @@ test_pkgs="opensm clang libclang-rt-14-dev valgrind"
 # loom-verbs (verbs/) builds against libibverbs. Its test boots Debian's kernel in qemu
 # with soft-RoCE (tests/vm/rxe-vm.sh): the rxe provider, busybox for the initramfs, kmod
 # to order the modules, iproute2's rdma to create rxe0.
-pkgs="$pkgs libibverbs-dev"
+pkgs="$pkgs libibverbs-dev librdmacm-dev"
 test_pkgs="$test_pkgs ibverbs-providers qemu-system-x86 busybox-static kmod cpio xz-utils iproute2"
 
 case "${1:-}" in

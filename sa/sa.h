@@ -11,7 +11,8 @@
  *   sa.c            dispatch by attribute, access rules, the response (GetResp,
  *                   GetTableResp with the RMPP header the kernel segments by)
  *   sa_src.c        the data view: LID index, P_Keys each port holds
- *   sa_agent.c      the agent in loomd: view from the sweeper, answers sent
+ *   sa_agent.c      the agent in loomd: view from the sweeper, answers sent;
+ *                   Reports to subscribers (traps forwarded, the SM's 64-67)
  *   sa_rec_node.c   NodeRecord, PortInfoRecord, GUIDInfoRecord
  *   sa_rec_link.c   LinkRecord
  *   sa_rec_switch.c SwitchInfoRecord, LinearForwardingTableRecord,
@@ -21,12 +22,16 @@
  *   sa_rec_path.c   PathRecord (and MultiPathRecord): the route the LFTs take, its
  *                   SL, MTU, rate, P_Key
  *   sa_rec_mcm.c    MCMemberRecord: join (create), leave, list multicast groups
+ *   sa_rec_inform.c InformInfo (subscribe, unsubscribe), InformInfoRecord; which
+ *                   subscriptions a Notice matches
  *
  * Data flows one way: loomd's request hook hands a MAD to sa_agent.c, which
  * builds a view of the last sweep (sa_src) and asks sa.c for the answer;
  * sa.c decodes (sa_req.c), checks access, walks one record family and builds
  * the response. Nothing here changes the model or prints; MCMemberRecord
- * Set/Delete change multicast groups (sm/mcast.h), which tells the SM. Wire format (the
+ * Set/Delete change multicast groups (sm/mcast.h), which tells the SM;
+ * InformInfo Set changes the subscriptions (struct sa_events), which
+ * sa_agent.c reads to send Reports. Wire format (the
  * ib_*_t structures of iba/ib_types.h) lives in this folder only.
  */
 
@@ -42,6 +47,81 @@
 #include "sm/subnet.h"
 
 struct config;
+
+/*
+ * Events (IBA 13.4.8.3 InformInfo): a subscription, decoded, host order.
+ * The GID names one port (0: use the LID range; 0xFFFF: every LID).
+ */
+struct sa_inform {
+	uint64_t gid_prefix, gid_guid;
+	uint16_t lid_begin, lid_end;
+	bool is_generic;
+	uint8_t subscribe;     /* 1 subscribe, 0 unsubscribe; more is invalid */
+	uint16_t type;         /* 0xFFFF: any */
+	uint16_t trap_num;     /* generic: trap number; vendor: DeviceID; 0xFFFF: any */
+	uint32_t qpn;          /* where the reports go */
+	uint8_t resp_time;
+	uint32_t producer;     /* generic: ProducerType; vendor: VendorID; 0xFFFFFF: any */
+};
+
+/* A Notice (IBA 13.4.8.2), host order; the details stay as they came. */
+struct sa_notice {
+	bool is_generic;
+	uint8_t type;
+	uint32_t producer;     /* ProducerType or VendorID */
+	uint16_t trap_num;     /* TrapNumber or DeviceID */
+	uint16_t issuer_lid, toggle_count;
+	uint8_t details[54];
+	uint64_t issuer_prefix, issuer_guid; /* 0: not known */
+};
+
+/* One subscriber: who (its port), where reports go, and what it asked for. */
+struct sa_sub {
+	uint64_t guid;         /* the subscriber's port: dropped when it leaves the fabric */
+	uint16_t lid;          /* the subscriber's LID: reports go to it, at inf.qpn */
+	struct sa_inform inf;
+	uint8_t wire[36];      /* the InformInfo as set: InformInfoRecord shows it */
+};
+
+/* A Report sent and not yet acknowledged (ReportResp). */
+struct sa_report {
+	uint8_t mad[MAD_SIZE];
+	struct mad_addr to;
+	uint32_t tid;
+	unsigned tries;
+	uint64_t due_ms;
+};
+
+/* The SA's event state: subscriptions, Reports in flight, what the SM last saw. */
+struct sa_events {
+	struct sa_sub *sub;
+	uint32_t n_sub, cap_sub;
+	struct sa_report *rep;
+	uint32_t n_rep, cap_rep;
+	uint32_t next_tid;
+	uint64_t *ports;       /* end-port GUIDs of the last heavy sweep, sorted */
+	uint32_t n_ports;
+	bool have_ports;       /* ports is a baseline: 64/65 are reported against it */
+	uint8_t (*mgids)[16];  /* multicast groups last seen, for 66/67 */
+	uint32_t n_mgids;
+	uint64_t reports, report_acks, report_timeouts;
+};
+
+/* Decode an InformInfo (36 bytes, wire); -EPROTO if short. */
+int sa_inform_decode(const uint8_t *p, size_t len, struct sa_inform *out);
+/* Decode a Notice (80 bytes, wire); -EPROTO if short. */
+int sa_notice_decode(const uint8_t *p, size_t len, struct sa_notice *out);
+/* The Notice as a Report carries it (80 bytes). */
+void sa_notice_encode(const struct sa_notice *n, uint8_t out[80]);
+/*
+ * Does a subscription want this notice? As OpenSM matches (osm_inform.c):
+ * IsGeneric, Type, TrapNumber and ProducerType agree (0xFFFF/0xFFFFFF: any),
+ * and the issuer is the subscription's GID, or in its LID range.
+ */
+bool sa_inform_match(const struct sa_inform *s, const struct sa_notice *n);
+/* Drop every subscription of port guid (it left the fabric); how many went. */
+uint32_t sa_events_drop_port(struct sa_events *ev, uint64_t guid);
+void sa_events_free(struct sa_events *ev);
 
 /* The SM itself, as SMInfo describes it (IBA 14.2.5.13). */
 struct sa_sm {
@@ -64,6 +144,7 @@ struct sa_src {
 	const struct config *config;    /* loom.yaml: partition SLs; NULL: none */
 	const struct config *qos;       /* QoS classes for SL2VL/VLArb records; NULL: no records */
 	struct mcast *mcast;            /* multicast groups: MCMemberRecord changes them; NULL: none */
+	struct sa_events *ev;           /* subscriptions: InformInfo changes them; NULL: none */
 	uint32_t sm_port;               /* model port the SM sends through */
 	struct sa_sm sm;
 	/* Built by sa_src_index: */
@@ -110,6 +191,7 @@ struct sa {
 	bool have_plan;
 	struct config *qos_def; /* the default QoS classes, when loom.yaml gives none */
 	struct sa_stats st;
+	struct sa_events ev;
 };
 
 void sa_init(struct sa *sa, const struct sweeper *sw, const struct agent *a, sa_send_fn send,
@@ -121,5 +203,23 @@ void sa_free(struct sa *sa);
  * caller can log it once.
  */
 int sa_request(struct sa *sa, const uint8_t *mad, size_t len, const struct mad_addr *from);
+
+/*
+ * Events (sa_agent.c): a trap that reached the SM (an SMP Trap(Notice),
+ * anything else is ignored) is forwarded as a Report to every subscriber
+ * it matches; so is the SM's own notice n. Each Report is sent again every
+ * second until its ReportResp (sa_report_resp, by TID) or the third try.
+ */
+void sa_trap(struct sa *sa, const uint8_t *mad, size_t len);
+void sa_notify(struct sa *sa, const struct sa_notice *n);
+void sa_report_resp(struct sa *sa, uint32_t tid);
+void sa_tick(struct sa *sa, uint64_t now_ms);
+/*
+ * After a heavy sweep: end ports that appeared (trap 64) or went (65,
+ * their subscriptions dropped) since the last one. After a multicast
+ * change: groups created (66) or deleted (67).
+ */
+void sa_swept(struct sa *sa);
+void sa_mcast_changed(struct sa *sa);
 
 #endif

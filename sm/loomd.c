@@ -350,6 +350,9 @@ static int heavy(struct loomd *d, struct sweep_stats *st)
 	if (st->up)
 		d->agent.state = SMP_SM_MASTER;
 	log_sweep(d, st);
+	/* Ports in or out of service (traps 64/65) against the last whole model only. */
+	if (st->up && d->sa_on)
+		sa_swept(&d->sa);
 	return 0;
 }
 
@@ -377,6 +380,8 @@ static void on_mcast_changed(void *arg)
 	struct loomd *d = arg;
 	uint64_t now;
 
+	if (d->sa_on)
+		sa_mcast_changed(&d->sa); /* groups created or deleted: traps 66/67 */
 	if (!d->ev || !d->sweep_timer)
 		return; /* --once: no loop to schedule on */
 	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
@@ -459,6 +464,8 @@ static int loop(struct loomd *d)
 		} while (r > 0);
 		if (r < 0)
 			return r;
+		if (sd_event_now(d->ev, CLOCK_MONOTONIC, &now) >= 0)
+			sa_tick(&d->sa, now / 1000); /* Reports not yet acknowledged */
 		if (sd_event_now(d->ev, CLOCK_MONOTONIC, &now) >= 0 &&
 		    sd_event_source_get_time(d->sweep_timer, &next) >= 0)
 			wait = next <= now ? 0 : next - now < TURN_MS * 1000ULL ?
@@ -477,7 +484,13 @@ static void on_drop(void *arg, enum txn_drop why, const struct smp_hdr *h)
 					    [TXN_DROP_UNEXPECTED] = "unexpected",
 					    [TXN_DROP_LATE] = "late" };
 
-	(void)arg;
+	struct loomd *d = arg;
+
+	/* A ReportResp: the transaction layer knows only its own TIDs; the SA's Reports are ours. */
+	if (h && h->mgmt_class == 0x03 && h->method == 0x86) {
+		sa_report_resp(&d->sa, h->tid);
+		return;
+	}
 	if (h)
 		log_debug("dropped a %s MAD: class 0x%02x method 0x%02x attr 0x%04x mod 0x%x tid 0x%08x",
 			  name[why], h->mgmt_class, h->method, h->attr_id, h->attr_mod, h->tid);
@@ -501,6 +514,8 @@ static void on_request(void *arg, const uint8_t *mad, size_t len, const struct m
 
 	if (!from || from->agent != MAD_AGENT_SA) {
 		agent_request(&d->agent, mad, len, from);
+		if (d->sa_on)
+			sa_trap(&d->sa, mad, len); /* a trap: Reports to its subscribers */
 		return;
 	}
 	r = sa_request(&d->sa, mad, len, from);

@@ -132,12 +132,50 @@ static int run_active(struct vdev *d, struct vpeer *peer, const struct vopts *o)
 	return code;
 }
 
+/* Server or client: open the channel (TCP, or rdma_cm with --rdma-cm), then serve or
+ * drive the cases over it. */
+static int run_remote(struct vdev *d, const struct vopts *o)
+{
+	struct vpeer peer = { .fd = -1, .timeout = o->timeout };
+	const char *who = o->mode == MODE_SERVER ? "server" : "client";
+	struct vmsg m = { .type = VM_BYE };
+	char err[320];
+	int r, code;
+
+	if (o->mode == MODE_SERVER)
+		r = o->rdma_cm ? cm_listen_accept(o->oob_port, o->timeout, &peer.cm, err, sizeof(err))
+			       : oob_listen_accept(o->oob_port, o->timeout, err, sizeof(err));
+	else
+		r = o->rdma_cm ? cm_connect(o->host, o->oob_port, o->timeout, &peer.cm, err,
+					    sizeof(err))
+			       : oob_connect(o->host, o->oob_port, o->timeout, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "loom-verbs %s: %s\n", who, err);
+		return VX_CANNOT;
+	}
+	if (!o->rdma_cm)
+		peer.fd = r;
+	if (o->mode == MODE_SERVER) {
+		code = server_loop(d, &peer, o->quiet);
+	} else {
+		code = run_active(d, &peer, o);
+		if (code != VX_CANNOT && peer_call(&peer, &m, err, sizeof(err)) < 0) {
+			fprintf(stderr, "loom-verbs client: %s\n", err);
+			code = VX_CANNOT;
+		}
+	}
+	if (peer.fd >= 0)
+		close(peer.fd);
+	cm_close(peer.cm);
+	return code;
+}
+
 int main(int argc, char **argv)
 {
 	struct vopts o;
 	struct vdev d;
 	char err[320];
-	int r, code, fd = -1;
+	int r, code;
 
 	r = opts_parse(&o, argc, argv, stderr);
 	if (r == 1) {
@@ -167,34 +205,9 @@ int main(int argc, char **argv)
 
 		code = run_active(&d, &peer, &o);
 		passive_free(&p);
-	} else if (o.mode == MODE_SERVER) {
-		fd = oob_listen_accept(o.oob_port, o.timeout, err, sizeof(err));
-		if (fd < 0) {
-			fprintf(stderr, "loom-verbs server: %s\n", err);
-			code = VX_CANNOT;
-		} else {
-			code = server_loop(&d, fd, o.timeout, o.quiet);
-		}
 	} else {
-		struct vpeer peer = { .timeout = o.timeout };
-
-		fd = oob_connect(o.host, o.oob_port, o.timeout, err, sizeof(err));
-		if (fd < 0) {
-			fprintf(stderr, "loom-verbs client: %s\n", err);
-			code = VX_CANNOT;
-		} else {
-			struct vmsg m = { .type = VM_BYE };
-
-			peer.fd = fd;
-			code = run_active(&d, &peer, &o);
-			if (code != VX_CANNOT && peer_call(&peer, &m, err, sizeof(err)) < 0) {
-				fprintf(stderr, "loom-verbs client: %s\n", err);
-				code = VX_CANNOT;
-			}
-		}
+		code = run_remote(&d, &o);
 	}
-	if (fd >= 0)
-		close(fd);
 	dev_close(&d);
 	return code;
 }

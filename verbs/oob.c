@@ -2,7 +2,8 @@
 /*
  * The out-of-band exchange: before RDMA can move a byte, each side must learn the other's
  * QP numbers, address and keys. Over TCP (as perftest, default port 18515), one fixed-size
- * request and answer at a time; in loopback the same requests are plain calls.
+ * request and answer at a time; over rdma_cm the same messages (cm.c); in loopback the
+ * same requests are plain calls.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -15,10 +16,6 @@
 #include <unistd.h>
 
 #include "verbs/verbs.h"
-
-/* The magic carries the message size: two different builds refuse each other at once
- * instead of misreading fields. */
-#define VMSG_MAGIC (0x4c4d0000u ^ (uint32_t)sizeof(struct vmsg))
 
 static int wait_fd(int fd, short ev, double timeout)
 {
@@ -90,6 +87,20 @@ int oob_recv(int fd, struct vmsg *m, double timeout, char *err, size_t errlen)
 	return 0;
 }
 
+/* One message each way over whichever channel the peer has: TCP or rdma_cm. */
+int peer_send(struct vpeer *p, const struct vmsg *m, char *err, size_t errlen)
+{
+	return p->cm ? cm_send(p->cm, m, err, errlen) : oob_send(p->fd, m, err, errlen);
+}
+
+int peer_recv(struct vpeer *p, struct vmsg *m, char *err, size_t errlen)
+{
+	/* The peer may spend a whole --timeout waiting for a chunk's receives. */
+	double t = p->timeout * 2 + 5;
+
+	return p->cm ? cm_recv(p->cm, m, t, err, errlen) : oob_recv(p->fd, m, t, err, errlen);
+}
+
 int peer_call(struct vpeer *p, struct vmsg *m, char *err, size_t errlen)
 {
 	int r;
@@ -97,11 +108,10 @@ int peer_call(struct vpeer *p, struct vmsg *m, char *err, size_t errlen)
 	if (p->local) {
 		passive_handle(p->local, m);
 	} else {
-		r = oob_send(p->fd, m, err, errlen);
+		r = peer_send(p, m, err, errlen);
 		if (r < 0)
 			return r;
-		/* The peer may spend a whole --timeout waiting for a chunk's receives. */
-		r = oob_recv(p->fd, m, p->timeout * 2 + 5, err, errlen);
+		r = peer_recv(p, m, err, errlen);
 		if (r < 0)
 			return r;
 	}
@@ -192,15 +202,15 @@ int oob_listen_accept(unsigned port, double timeout, char *err, size_t errlen)
 
 /* Serve one client until it says goodbye. Exit code: 0 every check passed, 1 one
  * failed, 2 the client vanished or the device failed. */
-int server_loop(struct vdev *d, int fd, double timeout, bool quiet)
+int server_loop(struct vdev *d, struct vpeer *ch, bool quiet)
 {
-	struct passive p = { .dev = d, .timeout = timeout };
+	struct passive p = { .dev = d, .timeout = ch->timeout };
 	struct vmsg m;
 	char err[320];
 	int code = VX_OK, r;
 
 	for (;;) {
-		r = oob_recv(fd, &m, timeout * 2 + 5, err, sizeof(err));
+		r = peer_recv(ch, &m, err, sizeof(err));
 		if (r < 0) {
 			fprintf(stderr, "loom-verbs server: %s\n", err);
 			code = VX_CANNOT;
@@ -214,7 +224,7 @@ int server_loop(struct vdev *d, int fd, double timeout, bool quiet)
 		}
 		if (m.status < 0 && !quiet)
 			fprintf(stderr, "loom-verbs server: %s\n", m.err);
-		if (oob_send(fd, &m, err, sizeof(err)) < 0) {
+		if (peer_send(ch, &m, err, sizeof(err)) < 0) {
 			fprintf(stderr, "loom-verbs server: %s\n", err);
 			code = VX_CANNOT;
 			break;

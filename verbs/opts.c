@@ -44,7 +44,11 @@ void opts_usage(FILE *f)
 	      "      --srq              receive through one shared receive queue\n"
 	      "      --qps N            QP pairs, messages spread over them (default 1, max 256)\n"
 	      "      --compare-opts     measure what inline, signaling, batching and SRQ buy\n"
+	      "      --pingpong         rdma_write, send_rc on 1 QP: also half round trips of\n"
+	      "                         echoed messages, as perftest's ib_write_lat/ib_send_lat\n"
 	      "  -p, --oob-port N       TCP port of the set-up exchange (default 18515)\n"
+	      "      --rdma-cm          set up over rdma_cm instead of TCP (server/client): the\n"
+	      "                         same port number in rdma_cm's TCP port space\n"
 	      "      --timeout TIME     bound on every wait (default 30s)\n"
 	      "      --seed N           pattern seed (default 1)\n"
 	      "      --json             JSON on stdout instead of the table\n"
@@ -222,7 +226,7 @@ int opts_parse_fault(const char *s, struct vfault *f)
 
 enum {
 	O_SL = 256, O_INLINE, O_SIGNAL, O_BATCH, O_DEPTH, O_SRQ, O_QPS, O_COMPARE, O_TIMEOUT,
-	O_SEED, O_JSON, O_FAULT, O_PATH_TO,
+	O_SEED, O_JSON, O_FAULT, O_PATH_TO, O_RDMA_CM, O_PINGPONG,
 };
 
 static const struct option longopts[] = {
@@ -242,6 +246,8 @@ static const struct option longopts[] = {
 	{ "qps", required_argument, NULL, O_QPS },
 	{ "compare-opts", no_argument, NULL, O_COMPARE },
 	{ "oob-port", required_argument, NULL, 'p' },
+	{ "rdma-cm", no_argument, NULL, O_RDMA_CM },
+	{ "pingpong", no_argument, NULL, O_PINGPONG },
 	{ "timeout", required_argument, NULL, O_TIMEOUT },
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "json", no_argument, NULL, O_JSON },
@@ -308,6 +314,8 @@ static int opts_one(struct vopts *o, int c, const char *arg, FILE *err)
 	case O_SEED: r = num_opt("--seed", arg, 0, UINT64_MAX, &v, err); o->seed = v; break;
 	case O_INLINE: o->inline_ = true; break;
 	case O_SRQ: o->srq = true; break;
+	case O_RDMA_CM: o->rdma_cm = true; break;
+	case O_PINGPONG: o->pingpong = true; break;
 	case O_COMPARE: o->compare = true; break;
 	case O_JSON: o->json = true; break;
 	case 'q': o->quiet = true; break;

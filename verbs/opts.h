@@ -14,6 +14,8 @@
  *   passive.c  the passive side: receives, targets of RDMA and atomics, its checks
  *   check.c    verification of a chunk: buffers, receive order, atomic arithmetic
  *   oob.c      the out-of-band TCP exchange between server and client
+ *   cm.c       the same exchange over an rdma_cm connection (--rdma-cm)
+ *   pingpong.c --pingpong: echoed messages, half round trips as perftest's *_lat
  *   out.c      text table and JSON
  *   compare.c  --compare-opts: what inline, signaling, batching and SRQ buy
  *   path.c     SA PathRecord (SL, MTU) through libibumad, for InfiniBand links
@@ -77,6 +79,8 @@ struct vopts {
 	unsigned batch;
 	bool inline_;
 	bool srq;
+	bool rdma_cm;            /* server/client: set up over rdma_cm instead of TCP */
+	bool pingpong;           /* also half round trips, as perftest's *_lat */
 	bool json;
 	bool compare;
 	bool quiet;

@@ -67,6 +67,14 @@ void out_text(FILE *f, const struct vresult *r, unsigned n, const struct vdev *d
 			r[i].lat.min_us, r[i].lat.med_us, r[i].lat.p99_us, r[i].lat.max_us,
 			r[i].mib_s, r[i].mpps, r[i].mr_reg_us, r[i].verified ? "yes" : "NO");
 	}
+	for (i = 0; i < n; i++) {
+		if (!r[i].pp_ran)
+			continue;
+		size_str(sz, sizeof(sz), r[i].size);
+		fprintf(f, "pingpong %-15s %6s half round trip us: min %.2f med %.2f p99 %.2f "
+			"max %.2f (%zu echoed)\n", vop_name[r[i].op], sz, r[i].pp.min_us,
+			r[i].pp.med_us, r[i].pp.p99_us, r[i].pp.max_us, r[i].pp.n);
+	}
 	for (i = 0; i < n; i++)
 		if (!r[i].verified && !r[i].skipped)
 			fprintf(f, "FAILED %s %zu: %s\n", vop_name[r[i].op], r[i].size, r[i].err);
@@ -85,6 +93,10 @@ static void json_case(FILE *f, const struct vresult *r)
 	fprintf(f, "\"latency_us\": {\"min\": %.3f, \"median\": %.3f, \"p99\": %.3f, "
 		"\"max\": %.3f, \"samples\": %zu}, ", r->lat.min_us, r->lat.med_us, r->lat.p99_us,
 		r->lat.max_us, r->lat.n);
+	if (r->pp_ran)
+		fprintf(f, "\"pingpong_us\": {\"min\": %.3f, \"median\": %.3f, \"p99\": %.3f, "
+			"\"max\": %.3f, \"samples\": %zu}, ", r->pp.min_us, r->pp.med_us,
+			r->pp.p99_us, r->pp.max_us, r->pp.n);
 	fprintf(f, "\"mib_per_s\": %.3f, \"mpps\": %.6f, \"mr_reg_us\": %.1f, "
 		"\"rx_mem_bytes\": %zu, \"error\": ", r->mib_s, r->mpps, r->mr_reg_us, r->rx_mem);
 	if (r->verified && !r->skipped)

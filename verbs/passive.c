@@ -25,7 +25,7 @@ static int qp_index(const struct vend *e, uint32_t qpn)
 }
 
 /* One receive completion: which message it must be follows from its QP's order. */
-static void check_recv(struct vend *e, const struct ibv_wc *wc, uint64_t first, uint32_t *seen,
+void check_recv(struct vend *e, const struct ibv_wc *wc, uint64_t first, uint32_t *seen,
 		       struct vcheck *chk)
 {
 	const struct vcase *c = &e->c;
@@ -141,6 +141,37 @@ static int do_fin(struct passive *p, struct vmsg *m)
 	return 0;
 }
 
+/* --pingpong: receives posted (send_rc) or last bytes armed (rdma_write), untimed. */
+static int do_pong_prep(struct passive *p, struct vmsg *m)
+{
+	int r = do_prep(p, m);
+
+	if (!r && p->end.c.op == OP_WRITE)
+		r = pp_poison(&p->end, m->first, m->count, 0);
+	return r;
+}
+
+/* --pingpong: echo the chunk as it lands, then check every byte of it. */
+static int do_pong(struct passive *p, struct vmsg *m)
+{
+	struct vend *e = &p->end;
+	struct ibv_wc *wcs = calloc(m->count, sizeof(*wcs));
+	uint32_t seen = 0, i;
+	int r;
+
+	if (!wcs)
+		return -ENOMEM;
+	memset(&m->chk, 0, sizeof(m->chk));
+	r = pp_pong(e, m->first, m->count, wcs, m->err, sizeof(m->err));
+	if (!r && e->c.op == OP_SEND_RC)
+		for (i = 0; i < m->count; i++)
+			check_recv(e, &wcs[i], m->first, &seen, &m->chk);
+	else if (!r)
+		check_slots(e, m->first, m->count, 0, &m->chk);
+	free(wcs);
+	return r;
+}
+
 static int do_case(struct passive *p, struct vmsg *m)
 {
 	struct vinfo mine;
@@ -177,6 +208,8 @@ void passive_handle(struct passive *p, struct vmsg *m)
 	case VM_CASE: r = do_case(p, m); break;
 	case VM_PREP: r = do_prep(p, m); break;
 	case VM_FIN: r = do_fin(p, m); break;
+	case VM_PONG_PREP: r = do_pong_prep(p, m); break;
+	case VM_PONG: r = do_pong(p, m); break;
 	case VM_END: passive_free(p); break;
 	case VM_BYE: break;
 	default:

@@ -205,6 +205,38 @@ static int phase(struct run *R, bool lat, uint64_t *msg, struct vphase *ph)
 	return 0;
 }
 
+/* --pingpong: chunks of echoed messages, half of each round trip a sample. Returns like
+ * phase(). */
+static int phase_pingpong(struct run *R, uint64_t *msg)
+{
+	uint64_t want = R->o->duration > 0 ? R->e.c.slots / 2 : R->o->iters, done = 0;
+	uint64_t *ns = calloc(want, sizeof(*ns));
+	struct vcheck chk;
+	uint32_t count;
+	int r = 0;
+
+	if (!ns)
+		return -ENOMEM;
+	while (done < want && !r) {
+		count = want - done < R->e.c.slots / 2 ? (uint32_t)(want - done) : R->e.c.slots / 2;
+		memset(&chk, 0, sizeof(chk));
+		r = pp_chunk(&R->e, R->peer, &R->m, *msg, count, ns + done, &chk, R->res->err,
+			     sizeof(R->res->err));
+		if (r == 1)
+			snprintf(R->res->err, sizeof(R->res->err), "ping-pong: %s%s", chk.what,
+				 chk.bad > 1 ? " (and more)" : "");
+		else if (r < 0 && r != -EPIPE)
+			r = -EIO;
+		*msg += count;
+		done += count;
+	}
+	R->res->msgs += done;
+	stats_latency(ns, done, &R->res->pp);
+	R->res->pp_ran = true;
+	free(ns);
+	return r;
+}
+
 static void result_fill(struct run *R, const struct vphase *bw)
 {
 	struct vresult *res = R->res;
@@ -257,6 +289,8 @@ int run_case(struct vdev *d, struct vpeer *peer, const struct vopts *o, const st
 	if (!r)
 		r = phase(R, false, &msg, &bw);
 	res->msgs = lat.msgs + bw.msgs;
+	if (!r && o->pingpong && pp_applies(c))
+		r = phase_pingpong(R, &msg);
 	res->verified = r == 0;
 	result_fill(R, &bw);
 	if (r > 0 || r == -EIO)

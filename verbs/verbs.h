@@ -141,6 +141,8 @@ struct vresult {
 	bool ran, verified, skipped;
 	uint64_t msgs;
 	struct lat_stats lat;
+	struct lat_stats pp;     /* --pingpong: half round trips */
+	bool pp_ran;
 	double mib_s, mpps;
 	double mr_reg_us;
 	size_t rx_mem;           /* bytes posted for receives on the passive side */
@@ -159,7 +161,7 @@ void check_note(struct vcheck *chk, uint64_t msg, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* passive.c and oob.c: the request/answer exchange between the sides */
-enum vmsg_type { VM_CASE = 1, VM_PREP, VM_FIN, VM_END, VM_BYE };
+enum vmsg_type { VM_CASE = 1, VM_PREP, VM_FIN, VM_END, VM_BYE, VM_PONG_PREP, VM_PONG };
 struct vmsg {
 	uint32_t magic;
 	uint32_t type;
@@ -182,17 +184,45 @@ struct passive {
 void passive_handle(struct passive *p, struct vmsg *m);
 void passive_free(struct passive *p);
 
+/* The magic carries the message size: two different builds refuse each other at once
+ * instead of misreading fields. */
+#define VMSG_MAGIC (0x4c4d0000u ^ (uint32_t)sizeof(struct vmsg))
+
+struct cmconn;
 struct vpeer {
-	int fd;                  /* client: the socket; loopback: -1 */
+	int fd;                  /* server/client over TCP: the socket; else -1 */
+	struct cmconn *cm;       /* server/client over rdma_cm (--rdma-cm) */
 	struct passive *local;   /* loopback: the other side in this process */
 	double timeout;
 };
 int peer_call(struct vpeer *p, struct vmsg *m, char *err, size_t errlen);
+/* The two halves of peer_call, for a request whose answer comes after work of our own. */
+int peer_send(struct vpeer *p, const struct vmsg *m, char *err, size_t errlen);
+int peer_recv(struct vpeer *p, struct vmsg *m, char *err, size_t errlen);
 int oob_listen_accept(unsigned port, double timeout, char *err, size_t errlen);
 int oob_connect(const char *host, unsigned port, double timeout, char *err, size_t errlen);
 int oob_send(int fd, const struct vmsg *m, char *err, size_t errlen);
 int oob_recv(int fd, struct vmsg *m, double timeout, char *err, size_t errlen);
-int server_loop(struct vdev *d, int fd, double timeout, bool quiet);
+int server_loop(struct vdev *d, struct vpeer *ch, bool quiet);
+
+/* cm.c: the same requests and answers over an rdma_cm connection */
+int cm_connect(const char *host, unsigned port, double timeout, struct cmconn **out,
+	       char *err, size_t errlen);
+int cm_listen_accept(unsigned port, double timeout, struct cmconn **out, char *err,
+		     size_t errlen);
+int cm_send(struct cmconn *c, const struct vmsg *m, char *err, size_t errlen);
+int cm_recv(struct cmconn *c, struct vmsg *m, double timeout, char *err, size_t errlen);
+void cm_close(struct cmconn *c);
+
+/* pingpong.c: --pingpong, half round trips as perftest's *_lat */
+bool pp_applies(const struct vcase *c);
+int pp_poison(struct vend *e, uint64_t first, uint32_t count, uint32_t base);
+int pp_pong(struct vend *e, uint64_t first, uint32_t count, struct ibv_wc *wcs, char *err,
+	    size_t errlen);
+int pp_chunk(struct vend *e, struct vpeer *peer, struct vmsg *m, uint64_t first,
+	     uint32_t count, uint64_t *half_ns, struct vcheck *chk, char *err, size_t errlen);
+void check_recv(struct vend *e, const struct ibv_wc *wc, uint64_t first, uint32_t *seen,
+		struct vcheck *chk);
 
 /* out.c */
 void out_text(FILE *f, const struct vresult *r, unsigned n, const struct vdev *d);

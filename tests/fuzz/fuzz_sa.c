@@ -7,7 +7,10 @@
  * and component mask. The first two bytes pick the requester's LID and
  * P_Key index, the rest is the MAD. PathRecords walk the LFT (with a
  * loop through ports 3-4 for LIDs 9-15) and an engine's SL table; the
- * SL2VL and VLArb records come from a QoS configuration.
+ * SL2VL and VLArb records come from a QoS configuration. InformInfo Sets
+ * subscribe into a store emptied for every input (with one subscription
+ * already there, for InformInfoRecord to list), and the bytes past the MAD
+ * header are also read as a Notice and matched against it.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -115,6 +118,28 @@ static void mcast_reset(void)
 	mcast_ports_set(&t->e[0], 1);
 }
 
+/* Subscriptions, fresh for every input: h2 (0x301) subscribed to trap 64. */
+static struct sa_events ev;
+
+static void events_reset(void)
+{
+	static const uint8_t ii[36] = { [16] = 0xff, 0xff, [22] = 1, 1, 0xff, 0xff, 0, 64,
+					[30] = 1 << 0, 18, [33] = 0xff, 0xff, 0xff };
+	struct sa_sub *s;
+
+	sa_events_free(&ev);
+	ev.sub = calloc(1, sizeof(*ev.sub));
+	if (!ev.sub)
+		abort();
+	s = &ev.sub[0];
+	s->guid = 0x301;
+	s->lid = 8;
+	memcpy(s->wire, ii, sizeof(ii));
+	sa_inform_decode(ii, sizeof(ii), &s->inf);
+	ev.n_sub = ev.cap_sub = 1;
+	src.ev = &ev;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct mad_addr from = { .agent = MAD_AGENT_SA };
@@ -125,6 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!src.sn)
 		build();
 	mcast_reset();
+	events_reset();
 	if (size < 2)
 		return 0;
 	from.lid = data[0] % 12;
@@ -142,6 +168,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			x ^= out[i];
 		(void)x;
 		free(out);
+	}
+	if (size - 2 > 56) {
+		struct sa_notice n;
+		uint8_t back[80];
+
+		if (sa_notice_decode(mad + 56, size - 2 - 56, &n) == 0) {
+			for (uint32_t i = 0; i < ev.n_sub; i++)
+				(void)sa_inform_match(&ev.sub[i].inf, &n);
+			sa_notice_encode(&n, back);
+		}
 	}
 	free(mad);
 	return 0;

@@ -242,8 +242,8 @@ static void test_bad_requests(void **state)
 	uint8_t mad[MAD_SIZE];
 	struct ans a;
 
-	/* InformInfoRecord is not served (yet): unsupported method/attribute. */
-	req(mad, IB_MAD_METHOD_GET, 0xf3, 0);
+	/* ServiceAssociationRecord is not served: unsupported method/attribute. */
+	req(mad, IB_MAD_METHOD_GET, 0x3b, 0);
 	a = ask(&f->src, mad, sizeof(mad), 2, 0);
 	assert_int_equal(a.status, SA_ST_UNSUP_METHOD_ATTR);
 	assert_int_equal(hdr(&a)->method, IB_MAD_METHOD_GET_RESP);
@@ -359,6 +359,135 @@ static void test_match_bits(void **state)
 	assert_true(sa_match(f, 3, 1ULL << 40, a, b));
 }
 
+/* An InformInfo as a subscriber sends it: generic trap trap from any issuer, to QP qpn. */
+static void inform(uint8_t *p, uint16_t trap, uint8_t subscribe, uint32_t qpn)
+{
+	ib_inform_info_t *ii = (ib_inform_info_t *)p;
+
+	memset(ii, 0, sizeof(*ii));
+	ii->lid_range_begin = htobe16(0xffff);
+	ii->is_generic = 1;
+	ii->subscribe = subscribe;
+	ii->trap_type = htobe16(0xffff);
+	ii->g_or_v.generic.trap_num = htobe16(trap);
+	ii->g_or_v.generic.qpn_resp_time_val = htobe32(qpn << 8 | 18);
+	ii->g_or_v.generic.node_type_msb = 0xff;
+	ii->g_or_v.generic.node_type_lsb = htobe16(0xffff);
+}
+
+static void test_inform_decode_match(void **state)
+{
+	uint8_t w[36], nw[80];
+	struct sa_inform in;
+	struct sa_notice n = { .is_generic = true, .type = 1, .producer = 2, .trap_num = 128,
+			       .issuer_lid = 7, .issuer_guid = 0x99 }, back;
+
+	(void)state;
+	inform(w, 128, 1, 0x123456);
+	assert_int_equal(sa_inform_decode(w, sizeof(w), &in), 0);
+	assert_int_equal(in.lid_begin, 0xffff);
+	assert_true(in.is_generic);
+	assert_int_equal(in.subscribe, 1);
+	assert_int_equal(in.trap_num, 128);
+	assert_int_equal(in.qpn, 0x123456);
+	assert_int_equal(in.resp_time, 18);
+	assert_int_equal(in.producer, 0xffffff);
+	assert_int_equal(sa_inform_decode(w, 35, &in), -EPROTO); /* short: refused */
+	assert_int_equal(sa_inform_decode(w, sizeof(w), &in), 0);
+	assert_true(sa_inform_match(&in, &n));
+	n.trap_num = 129;
+	assert_false(sa_inform_match(&in, &n));
+	in.trap_num = 0xffff; /* any trap */
+	assert_true(sa_inform_match(&in, &n));
+	n.is_generic = false;
+	assert_false(sa_inform_match(&in, &n));
+	n.is_generic = true;
+	in.producer = 4;
+	assert_false(sa_inform_match(&in, &n));
+	in.producer = 0xffffff;
+	/* LID range: [5, 7] holds 7; end 0 means the begin alone. */
+	in.lid_begin = 5, in.lid_end = 7;
+	assert_true(sa_inform_match(&in, &n));
+	in.lid_end = 0;
+	assert_false(sa_inform_match(&in, &n));
+	/* A GID names the issuer, whatever the range says. */
+	in.gid_guid = 0x99;
+	assert_true(sa_inform_match(&in, &n));
+	in.gid_guid = 0x98;
+	assert_false(sa_inform_match(&in, &n));
+	/* A notice survives encode and decode. */
+	n.details[6] = 0xfe;
+	n.toggle_count = 0x8001;
+	n.issuer_prefix = 0xfe80000000000000ULL;
+	sa_notice_encode(&n, nw);
+	assert_int_equal(nw[0], 0x81);
+	assert_int_equal(sa_notice_decode(nw, sizeof(nw), &back), 0);
+	assert_memory_equal(&back, &n, sizeof(n));
+	assert_int_equal(sa_notice_decode(nw, 79, &back), -EPROTO);
+}
+
+static void test_inform_set(void **state)
+{
+	struct fab *f = *state;
+	struct sa_events ev = { 0 };
+	uint8_t mad[MAD_SIZE];
+	struct ans a;
+	const ib_inform_info_record_t *r;
+
+	f->src.ev = &ev;
+	/* Subscribe from h2 (LID 3); the same Set again is still one subscription. */
+	for (int i = 0; i < 2; i++) {
+		req(mad, IB_MAD_METHOD_SET, 0x03, 0);
+		inform(mad + SA_HDR_SIZE, 65, 1, 1);
+		a = ask(&f->src, mad, sizeof(mad), 3, 0);
+		assert_int_equal(a.r, 0);
+		assert_int_equal(a.status, 0);
+		assert_int_equal(hdr(&a)->method, IB_MAD_METHOD_GET_RESP);
+		assert_memory_equal(a.out + SA_HDR_SIZE, mad + SA_HDR_SIZE, 36);
+		free(a.out);
+	}
+	assert_int_equal(ev.n_sub, 1);
+	assert_int_equal(ev.sub[0].guid, 0x301);
+	assert_int_equal(ev.sub[0].lid, 3);
+	/* InformInfoRecord lists it, with the subscriber's GID. */
+	req(mad, IB_MAD_METHOD_GETTABLE, 0xf3, 0);
+	a = ask(&f->src, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(a.len, SA_HDR_SIZE + sizeof(ib_inform_info_record_t));
+	r = (const ib_inform_info_record_t *)(a.out + SA_HDR_SIZE);
+	assert_int_equal(be64toh(r->subscriber_gid.unicast.interface_id), 0x301);
+	assert_int_equal(be16toh(r->inform_info.g_or_v.generic.trap_num), 65);
+	free(a.out);
+	/* Subscribe values above 1 are invalid; a GID naming no port too. */
+	req(mad, IB_MAD_METHOD_SET, 0x03, 0);
+	inform(mad + SA_HDR_SIZE, 65, 2, 1);
+	a = ask(&f->src, mad, sizeof(mad), 3, 0);
+	assert_int_equal(a.status, SA_ST_REQ_INVALID);
+	free(a.out);
+	inform(mad + SA_HDR_SIZE, 65, 1, 1);
+	((ib_inform_info_t *)(mad + SA_HDR_SIZE))->gid.unicast.interface_id = htobe64(0x777);
+	a = ask(&f->src, mad, sizeof(mad), 3, 0);
+	assert_int_equal(a.status, SA_ST_INVALID_GID);
+	free(a.out);
+	/* Unsubscribe: once it goes, twice it is refused. */
+	for (int i = 0; i < 2; i++) {
+		inform(mad + SA_HDR_SIZE, 65, 0, 1);
+		a = ask(&f->src, mad, sizeof(mad), 3, 0);
+		assert_int_equal(a.status, i ? SA_ST_REQ_INVALID : 0);
+		free(a.out);
+	}
+	assert_int_equal(ev.n_sub, 0);
+	/* A port leaving the fabric takes its subscriptions along. */
+	inform(mad + SA_HDR_SIZE, 64, 1, 1);
+	a = ask(&f->src, mad, sizeof(mad), 3, 0);
+	free(a.out);
+	assert_int_equal(sa_events_drop_port(&ev, 0x201), 0);
+	assert_int_equal(sa_events_drop_port(&ev, 0x301), 1);
+	assert_int_equal(ev.n_sub, 0);
+	sa_events_free(&ev);
+	f->src.ev = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +497,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_access, setup, teardown),
 		cmocka_unit_test(test_match_bits),
+		cmocka_unit_test(test_inform_decode_match),
+		cmocka_unit_test_setup_teardown(test_inform_set, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

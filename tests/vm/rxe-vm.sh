@@ -25,8 +25,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${LOOM_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/loom-vm}
 # The modules the guest loads, in an order modprobe resolves; crc32_generic is not a
 # declared dependency of rdma_rxe, but rxe computes its ICRC with it and rxe0 never
-# registers without it.
-want_mods="crc32_generic dummy virtio_pci 9pnet_virtio 9p rdma_rxe"
+# registers without it. rdma_ucm gives user space rdma_cm (loom-verbs --rdma-cm).
+want_mods="crc32_generic dummy virtio_pci 9pnet_virtio 9p rdma_rxe rdma_ucm"
 
 die() { echo "rxe-vm: $*" >&2; exit "${rc:-125}"; }
 skip() { echo "rxe-vm: cannot run a VM here: $*" >&2; exit 77; }
@@ -40,7 +40,8 @@ kernel_pkg() {
 
 cmd_prepare() {
 	local pkg bz off m
-	[ -f "$cache/ready" ] && return 0
+	# The cache names the modules it holds: a changed list prepares it again.
+	[ "$(cat "$cache/ready" 2>/dev/null)" = "$want_mods" ] && return 0
 	command -v apt-get >/dev/null || skip "apt-get not found (Debian only)"
 	command -v depmod >/dev/null && command -v modprobe >/dev/null ||
 		skip "depmod/modprobe not found: apt-get install kmod"
@@ -76,7 +77,7 @@ cmd_prepare() {
 	mv "$cache/new/mods" "$cache/new/vmlinux" "$cache/new/version" "$cache/"
 	rmdir "$cache/new"
 	rm -rf "$ptmp"
-	touch "$cache/ready"
+	echo "$want_mods" >"$cache/ready"
 }
 
 # ---- run: initramfs, boot, collect --------------------------------------------------
