@@ -5,6 +5,8 @@
 # destinations, `loom-verbs --path-to LID` must print the MTU that saquery reads from the
 # same SA and the same SL each time, and some SL must be non-zero (so the value comes
 # from the SA, not from a default).
+# The same against loomd's SA with its vlayered engine on a 6x6 torus: SL and MTU exactly
+# as saquery reads them, some SL non-zero.
 # A fabric without an SM gives exit 2 with one line. TAP on stdout.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -89,4 +91,36 @@ tap_check "dfsssp: the SA's non-zero SLs reach loom-verbs ($nonzero of 7 paths)"
 	[ "$nonzero" -gt 0 ]
 stop_osm
 sim_stop f
+
+# 3. loomd's SA, with its deadlock-free vlayered engine on a 6x6 torus (3 VLs): loom-verbs
+# must take the SL and MTU loomd's PathRecord gives (loomd answers the same each time, so
+# they are compared one by one), and some SL must be non-zero. From h00008: every route
+# entering at the first switch happens to fit on SL 0.
+python3 "$srcdir/contrib/topogen.py" torus2d -x 6 -y 6 -o "$tmp/torus6x6.topo"
+sim_start g "$tmp/torus6x6.topo" || { echo "Bail out! ibsim"; exit 1; }
+sim_run g --timeout 300 --out "$tmp/loomd.log" "${LOOMD:-$builddir/sm/loomd}" --routing vlayered \
+	--state-dir "$tmp/state" --sweep-interval 60 &
+lpid=$!
+for ((i = 0; i < 600; i++)); do
+	grep -q 'SUBNET UP' "$tmp/loomd.log" 2>/dev/null && break
+	sleep 0.1
+done
+tap_check "loomd (vlayered) reaches SUBNET UP" grep -q 'SUBNET UP' "$tmp/loomd.log"
+nonzero=0
+for d in 8 15 22 29 36 43 50 57 64 71; do
+	got=$(SIM_HOST=h00008 sim_run g "$bin" --path-to "$d" --timeout 10 2>"$tmp/lerr.$d")
+	slid=$(awk '{ print $2 }' <<<"$got")
+	out=$(SIM_HOST=h00008 sim_run g --timeout 60 saquery -t 20000 -p --slid "${slid:-1}" --dlid "$d" 2>/dev/null)
+	sl=$(sed -n 's/^[[:space:]]*sl\.\.*//p' <<<"$out" | head -n 1)
+	mtu=$(sed -n 's/^[[:space:]]*mtu\.\.*//p' <<<"$out" | head -n 1)
+	want=
+	[ -n "$sl" ] && [ -n "$mtu" ] && want="sl $((sl)) mtu $((128 << ($((mtu)) & 63)))"
+	tap_is "loomd vlayered, path to LID $d: SL and MTU as saquery reads them" "sl ${got#* sl }" "$want"
+	case $got in *" sl 0 "*) ;; *" sl "*) nonzero=$((nonzero + 1)) ;; esac
+done
+tap_check "loomd vlayered: the engine's non-zero SLs reach loom-verbs ($nonzero of 10 paths)" \
+	[ "$nonzero" -gt 0 ]
+sim_signal g TERM 2>/dev/null
+wait "$lpid" 2>/dev/null
+sim_stop g
 tap_done
