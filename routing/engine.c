@@ -244,3 +244,37 @@ int route_out_init(const struct subnet *sn, const struct route_opts *o, struct r
 	*n_dests = n;
 	return 0;
 }
+
+int route_group_by_switch(uint32_t n_sw, const struct route_dest *d, uint32_t n, uint32_t *order)
+{
+	_cleanup_free_ uint32_t *start = calloc((size_t)n_sw + 2, sizeof(*start));
+	_cleanup_free_ uint32_t *first = malloc(((size_t)n_sw + 1) * sizeof(*first));
+	_cleanup_free_ uint32_t *by_sw = malloc(((size_t)n + 1) * sizeof(*by_sw));
+	uint32_t k = 0;
+
+	if (!start || !first || !by_sw)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < n_sw; s++)
+		first[s] = UINT32_MAX;
+	for (uint32_t i = 0; i < n; i++)
+		if (d[i].sw != SUBNET_NONE) {
+			start[d[i].sw + 2]++;
+			if (first[d[i].sw] == UINT32_MAX)
+				first[d[i].sw] = i; /* d[] is in LID order */
+		}
+	for (uint32_t s = 0; s < n_sw; s++)
+		start[s + 2] += start[s + 1];
+	for (uint32_t i = 0; i < n; i++)
+		if (d[i].sw != SUBNET_NONE)
+			by_sw[start[d[i].sw + 1]++] = i;
+	/* Walking d[] in LID order meets each switch's group first at its lowest LID. */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = d[i].sw;
+
+		if (s == SUBNET_NONE || first[s] != i)
+			continue;
+		for (uint32_t j = start[s]; j < start[s + 1]; j++)
+			order[k++] = by_sw[j];
+	}
+	return (int)k;
+}

@@ -253,49 +253,6 @@ static void batch_stats(struct mh *m)
 	}
 }
 
-/*
- * Destinations grouped by their switch (LID order within a switch), so that
- * one BFS serves all of a switch's CAs; the groups in the order of their
- * lowest LID. The order decides how the port loads build up, so it must not
- * be the model's node order: that is discovery order, which a lossy or
- * differently rooted sweep changes, while LIDs are stable. order[] gets the
- * destination numbers.
- */
-static int group_by_switch(const struct mh *m, const struct route_dest *d, uint32_t n,
-			   uint32_t *order)
-{
-	_cleanup_free_ uint32_t *start = calloc((size_t)m->n_sw + 2, sizeof(*start));
-	_cleanup_free_ uint32_t *first = malloc(((size_t)m->n_sw + 1) * sizeof(*first));
-	_cleanup_free_ uint32_t *by_sw = malloc(((size_t)n + 1) * sizeof(*by_sw));
-	uint32_t k = 0;
-
-	if (!start || !first || !by_sw)
-		return -ENOMEM;
-	for (uint32_t s = 0; s < m->n_sw; s++)
-		first[s] = UINT32_MAX;
-	for (uint32_t i = 0; i < n; i++)
-		if (d[i].sw != SUBNET_NONE) {
-			start[d[i].sw + 2]++;
-			if (first[d[i].sw] == UINT32_MAX)
-				first[d[i].sw] = i; /* d[] is in LID order */
-		}
-	for (uint32_t s = 0; s < m->n_sw; s++)
-		start[s + 2] += start[s + 1];
-	for (uint32_t i = 0; i < n; i++)
-		if (d[i].sw != SUBNET_NONE)
-			by_sw[start[d[i].sw + 1]++] = i;
-	/* Walking d[] in LID order meets each switch's group first at its lowest LID. */
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t s = d[i].sw;
-
-		if (s == SUBNET_NONE || first[s] != i)
-			continue;
-		for (uint32_t j = start[s]; j < start[s + 1]; j++)
-			order[k++] = by_sw[j];
-	}
-	return (int)k;
-}
-
 static int minhop_run(struct mh *m, const struct route_opts *o, const struct route_dest *d,
 		      uint32_t n)
 {
@@ -309,7 +266,7 @@ static int minhop_run(struct mh *m, const struct route_opts *o, const struct rou
 	r = build_adj(m);
 	if (r < 0)
 		return r;
-	cnt = group_by_switch(m, d, n, order);
+	cnt = route_group_by_switch(m->n_sw, d, n, order);
 	if (cnt < 0)
 		return cnt;
 	m->d = d;

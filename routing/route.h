@@ -168,6 +168,17 @@ struct route_dest {
 int route_out_init(const struct subnet *sn, const struct route_opts *o, struct route_out *out,
 		   struct route_dest **dests, uint32_t *n_dests, struct route_why *why);
 
+/*
+ * Destinations grouped by their switch (LID order within a switch), so that
+ * one search from a switch serves all of its CAs; the groups in the order of
+ * their lowest LID. The order decides how port loads build up, so it must
+ * not be the model's node order: that is discovery order, which a lossy or
+ * differently rooted sweep changes, while LIDs are stable. order[] (room
+ * for n) gets the destination numbers of those on a switch; returns how
+ * many, or -ENOMEM.
+ */
+int route_group_by_switch(uint32_t n_sw, const struct route_dest *d, uint32_t n, uint32_t *order);
+
 /* Report progress (route_opts.progress). Cheap, but call it per batch or
  * per destination, not in an inner loop. */
 static inline void route_tick(const struct route_opts *o, const char *what, uint64_t done,

@@ -386,45 +386,6 @@ static void route_group(struct ud *m, const struct route_dest *d, const uint32_t
 	}
 }
 
-/*
- * Destinations grouped by their switch, LID order within one, the groups in
- * the order of their lowest LID (LIDs are stable; node order is discovery
- * order). order[] gets the destination numbers; returns how many.
- */
-static int group_by_switch(const struct ud *m, const struct route_dest *d, uint32_t n,
-			   uint32_t *order)
-{
-	_cleanup_free_ uint32_t *start = calloc((size_t)m->n_sw + 2, sizeof(*start));
-	_cleanup_free_ uint32_t *first = malloc(((size_t)m->n_sw + 1) * sizeof(*first));
-	_cleanup_free_ uint32_t *by_sw = malloc(((size_t)n + 1) * sizeof(*by_sw));
-	uint32_t k = 0;
-
-	if (!start || !first || !by_sw)
-		return -ENOMEM;
-	for (uint32_t s = 0; s < m->n_sw; s++)
-		first[s] = UINT32_MAX;
-	for (uint32_t i = 0; i < n; i++)
-		if (d[i].sw != SUBNET_NONE) {
-			start[d[i].sw + 2]++;
-			if (first[d[i].sw] == UINT32_MAX)
-				first[d[i].sw] = i;
-		}
-	for (uint32_t s = 0; s < m->n_sw; s++)
-		start[s + 2] += start[s + 1];
-	for (uint32_t i = 0; i < n; i++)
-		if (d[i].sw != SUBNET_NONE)
-			by_sw[start[d[i].sw + 1]++] = i;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t s = d[i].sw;
-
-		if (s == SUBNET_NONE || first[s] != i)
-			continue;
-		for (uint32_t j = start[s]; j < start[s + 1]; j++)
-			order[k++] = by_sw[j];
-	}
-	return (int)k;
-}
-
 static int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct route_why *why)
 {
 	_cleanup_free_ uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
@@ -438,7 +399,7 @@ static int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct
 	r = updn_roots(m, why);
 	if (r < 0)
 		return r;
-	cnt = group_by_switch(m, d, n, order);
+	cnt = route_group_by_switch(m->n_sw, d, n, order);
 	if (cnt < 0)
 		return cnt;
 	for (uint32_t i = 0, j; i < (uint32_t)cnt; i = j) {
