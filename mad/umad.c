@@ -21,6 +21,8 @@
 #define QP1_QKEY 0x80010000
 /* Tries of an RMPP answer whose ACKs stop coming, after the first (the kernel's rewind). */
 #define SA_SEND_RETRIES 3
+/* How long a request we send on the SA's agent (a Report) waits for its response. */
+#define SA_REQUEST_WAIT_MS 1000
 /* IBA 15.2.1.1: the SA header; an empty GetTableResp is just that. */
 #define SA_HDR_SIZE 56
 
@@ -216,7 +218,8 @@ unsigned mad_umad_port(const struct mad_umad *u)
  * P_Key (IBA 13.5.4.2: an answer uses the request's). With RMPP Active it
  * may be long: the kernel segments it, retrying a silent receiver.
  */
-static int send_sa(struct mad_umad *u, const uint8_t *mad, size_t len, const struct mad_addr *to)
+static int send_sa(struct mad_umad *u, const uint8_t *mad, size_t len, unsigned timeout_ms,
+		   const struct mad_addr *to)
 {
 	uint8_t *buf = u->buf;
 	int r;
@@ -233,7 +236,18 @@ static int send_sa(struct mad_umad *u, const uint8_t *mad, size_t len, const str
 	memcpy(umad_get_mad(buf), mad, len);
 	umad_set_addr(buf, to->lid, (int)to->qpn, to->sl, QP1_QKEY);
 	umad_set_pkey(buf, to->pkey_index);
-	r = umad_send(u->portid, u->agent_sa, buf, (int)len, 0, SA_SEND_RETRIES);
+	/*
+	 * A request we send (a Report) waits in the kernel for its response:
+	 * the kernel hands a response only to the agent whose send still waits
+	 * for it (ib_mad's find_send_wr) and drops it otherwise, so a Report
+	 * sent without a timeout never sees its ReportResp and goes out again.
+	 * We retry ourselves (sa_tick), so the kernel's count is 0.
+	 */
+	if (!(mad[3] & 0x80 /* IBA 13.4.5: the response bit */))
+		r = umad_send(u->portid, u->agent_sa, buf, (int)len,
+			      (int)(timeout_ms ? timeout_ms : SA_REQUEST_WAIT_MS), 0);
+	else
+		r = umad_send(u->portid, u->agent_sa, buf, (int)len, 0, SA_SEND_RETRIES);
 	r = r < 0 ? (errno ? -errno : -EIO) : 0;
 	if (buf != u->buf)
 		free(buf);
@@ -247,7 +261,7 @@ static int umad_t_send(void *t, const uint8_t *mad, size_t len, unsigned timeout
 	int agent, r;
 
 	if (len >= 2 && mad[1] == CLASS_SA)
-		return send_sa(u, mad, len, to);
+		return send_sa(u, mad, len, timeout_ms, to);
 	if (len != MAD_SIZE)
 		return -EINVAL;
 	agent = mad[1] == CLASS_SUBN_DIR ? u->agent_dir : u->agent_lid;

@@ -149,15 +149,23 @@ static uint16_t check_access(const struct sa_src *src, const struct mad_addr *fr
 	return SA_ST_DENIED;
 }
 
-/* Which status, if any, stops the request before the walk; < 0: no answer at all. */
+/*
+ * Which status, if any, stops the request before the walk; < 0: no answer
+ * at all. IBA 15.2.1.1 (C15-0.1.5): a request whose SM_Key is neither 0 nor
+ * ours is discarded unanswered, so a wrong key learns nothing, not even
+ * that an SA listens; the right key makes the request trusted.
+ */
 static int screen(const struct sa_src *src, struct sa_req *q, const uint8_t *mad,
-		       size_t len, const struct mad_addr *from, const struct sa_attr **a,
-		       uint32_t *requester)
+		  size_t len, const struct mad_addr *from, const struct sa_attr **a,
+		  struct sa_query *qy)
 {
 	int r = sa_req_decode(mad, len, q);
 
 	if (r != 0)
 		return r;
+	if (q->sm_key && q->sm_key != src->sm.sm_key)
+		return -EACCES;
+	qy->trusted = q->sm_key != 0;
 	if (!src->sn || !src->by_lid)
 		return SA_ST_BUSY; /* IBA 13.4.7: no sweep yet; try again later */
 	*a = find_attr(q->attr_id);
@@ -165,7 +173,10 @@ static int screen(const struct sa_src *src, struct sa_req *q, const uint8_t *mad
 		*a = NULL;
 		return SA_ST_UNSUP_METHOD_ATTR;
 	}
-	return check_access(src, from, requester);
+	r = check_access(src, from, &qy->requester);
+	if (r == SA_ST_OK && ((*a)->flags & SA_A_TRUSTED_ONLY) && !qy->trusted)
+		r = SA_ST_REQ_INVALID; /* as OpenSM answers an untrusted P_KeyTableRecord query */
+	return r;
 }
 
 int sa_answer(const struct sa_src *src, const uint8_t *mad, size_t len,
@@ -173,12 +184,12 @@ int sa_answer(const struct sa_src *src, const uint8_t *mad, size_t len,
 {
 	struct sa_req q;
 	const struct sa_attr *a = NULL;
-	struct sa_query qy = { .src = src, .req = &q, .requester = SUBNET_NONE };
+	struct sa_query qy = { .src = src, .req = &q, .requester = SUBNET_NONE, .from = from };
 	uint16_t st;
 	bool table;
 	int r;
 
-	r = screen(src, &q, mad, len, from, &a, &qy.requester);
+	r = screen(src, &q, mad, len, from, &a, &qy);
 	if (r < 0)
 		return r;
 	st = (uint16_t)r;

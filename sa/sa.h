@@ -105,6 +105,7 @@ struct sa_events {
 	uint8_t (*mgids)[16];  /* multicast groups last seen, for 66/67 */
 	uint32_t n_mgids;
 	uint64_t reports, report_acks, report_timeouts;
+	uint64_t reports_denied; /* matched, but the subscriber may not see the source */
 };
 
 /* Decode an InformInfo (36 bytes, wire); -EPROTO if short. */
@@ -159,7 +160,8 @@ void sa_src_free(struct sa_src *s);
  * Answer one SA request (a whole MAD as received, from its sender). On 0
  * *out is the response to send back to from (malloc'ed, *out_len bytes:
  * MAD_SIZE, or longer for a GetTableResp with RMPP Active) and *status the
- * MAD status it carries (host order). -EPROTO: no answer is due (not an SA
+ * MAD status it carries (host order). -EACCES: discarded, the SM_Key is
+ * neither 0 nor ours (IBA 15.2.1.1). -EPROTO: no answer is due (not an SA
  * request, or too short to answer); -ENOMEM. Never reads past len.
  */
 int sa_answer(const struct sa_src *src, const uint8_t *mad, size_t len,
@@ -170,6 +172,7 @@ struct sa_stats {
 	uint64_t answered;  /* with status 0 */
 	uint64_t refused;   /* answered with a non-zero status */
 	uint64_t dropped;   /* not answerable (malformed beyond answering, a response) */
+	uint64_t wrong_key; /* discarded: an SM_Key neither 0 nor ours */
 	uint64_t send_failed;
 };
 

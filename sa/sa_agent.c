@@ -125,6 +125,8 @@ int sa_request(struct sa *sa, const uint8_t *mad, size_t len, const struct mad_a
 	if (r < 0) {
 		if (r == -EPROTO)
 			sa->st.dropped++;
+		else if (r == -EACCES)
+			sa->st.wrong_key++;
 		return r;
 	}
 	if (status)
@@ -212,6 +214,39 @@ static bool report_queue(struct sa_events *ev, const struct sa_report *r)
 	return true;
 }
 
+/*
+ * o13-17.1.1: a Report goes only to a subscriber that may see what it is
+ * about: the port a notice names (64/65: the port in its details; others:
+ * its issuer) shares a partition with the subscriber; for 66/67 the
+ * subscriber holds the group's P_Key. What the last sweep no longer knows
+ * (a port gone out of service, a group deleted) cannot be checked: told.
+ */
+static bool report_allowed(struct sa *sa, const struct sa_notice *n, uint64_t sub_guid)
+{
+	const struct sa_src *s = &sa->src;
+	const struct mcast_group *g;
+	uint32_t to, from;
+	uint64_t guid, v;
+
+	if (refresh(sa) < 0 || !s->sn)
+		return true;
+	to = subnet_find_port_guid(s->sn, sub_guid);
+	if (to == SUBNET_NONE)
+		return false;
+	if (n->is_generic && (n->trap_num == 66 || n->trap_num == 67)) {
+		g = s->mcast ? mcast_find(s->mcast, n->details + 6) : NULL;
+		return !g || sa_port_holds(s, to, g->pkey);
+	}
+	if (n->is_generic && (n->trap_num == 64 || n->trap_num == 65)) {
+		memcpy(&v, n->details + 6 + 8, 8); /* the GID's interface ID */
+		guid = be64toh(v);
+	} else {
+		guid = n->issuer_guid;
+	}
+	from = guid ? subnet_find_port_guid(s->sn, guid) : SUBNET_NONE;
+	return from == SUBNET_NONE || sa_ports_share(s, from, to);
+}
+
 void sa_notify(struct sa *sa, const struct sa_notice *n)
 {
 	struct sa_events *ev = &sa->ev;
@@ -223,6 +258,10 @@ void sa_notify(struct sa *sa, const struct sa_notice *n)
 
 		if (!sa_inform_match(&sub->inf, n))
 			continue;
+		if (!report_allowed(sa, n, sub->guid)) {
+			ev->reports_denied++;
+			continue;
+		}
 		report_build(ev, n, r.mad, &r.tid);
 		/*
 		 * To the subscriber's LID, the QP its InformInfo named (QP1 if

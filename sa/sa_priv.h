@@ -81,6 +81,8 @@ struct sa_query {
 	const struct sa_req *req;
 	const struct sa_attr *attr;
 	uint32_t requester; /* model port the request came from */
+	const struct mad_addr *from; /* where it came from (its QP: InformInfo keeps it) */
+	bool trusted;       /* the request carried our SM_Key (IBA 15.2.1.1, C15-0.1.5) */
 	uint64_t mask;      /* what sa_emit compares; families clear bits they match themselves */
 	unsigned limit;     /* stop after this many (Get: 2 tells "too many"); 0: no limit */
 	uint8_t *buf;
@@ -99,11 +101,15 @@ bool sa_emit(struct sa_query *q, const void *rec);
  * MCMemberRecord, ServiceRecord, InformInfo) add one of these in a file of
  * their own and a line in sa.c's table.
  */
+/* IBA 15.4: P_KeyTableRecords only in answer to a trusted request. */
+#define SA_A_TRUSTED_ONLY 0x01
+
 struct sa_attr {
 	uint16_t id;
 	const char *name;
 	uint16_t size;
 	uint8_t methods;
+	uint8_t flags;      /* SA_A_* */
 	const struct sa_field *fields;
 	uint8_t n_fields;
 	void (*walk)(struct sa_query *q);
@@ -128,6 +134,10 @@ const uint16_t *sa_port_pkeys(const struct sa_src *s, uint32_t pi, uint32_t *n);
  * if the two share a partition, one of them a full member (IBA 10.9.1).
  */
 bool sa_visible(const struct sa_query *q, uint32_t pi);
+/* Do ports a and b share a partition, one of them a full member? */
+bool sa_ports_share(const struct sa_src *s, uint32_t a, uint32_t b);
+/* Does port pi hold pkey (either membership)? */
+bool sa_port_holds(const struct sa_src *s, uint32_t pi, uint16_t pkey);
 /* The component-mask LID test, LMC-aware: lid in [base, base + 2^lmc). */
 bool sa_lid_in(uint16_t lid, uint16_t base, uint8_t lmc);
 /* The template's big-endian 16-bit field at byte off. */

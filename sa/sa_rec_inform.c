@@ -182,6 +182,38 @@ static int add_sub(struct sa_events *ev, const struct sa_sub *s)
 	return 0;
 }
 
+/*
+ * May the requester subscribe to this? Security traps (256-259) only when
+ * trusted (C15-0.2-1.16); and it must be able to reach what it watches
+ * (o13-14.1.1): the GID's port, or every port in the LID range, shares a
+ * partition with it. LIDRangeBegin 0xFFFF is every port: always allowed.
+ */
+static bool may_subscribe(const struct sa_query *q, const struct sa_inform *in)
+{
+	const struct sa_src *s = q->src;
+	uint32_t pi, end;
+
+	if (in->is_generic && in->trap_num >= 256 && in->trap_num <= 259 && !q->trusted)
+		return false;
+	if (in->gid_guid) {
+		pi = subnet_find_port_guid(s->sn, in->gid_guid);
+		return pi != SUBNET_NONE && sa_visible(q, pi);
+	}
+	if (in->lid_begin == 0xffff)
+		return true;
+	if (in->lid_begin > s->max_lid)
+		return false;
+	end = in->lid_end ? in->lid_end : in->lid_begin;
+	if (end > s->max_lid)
+		end = s->max_lid;
+	for (uint32_t lid = in->lid_begin; lid <= end; lid++) {
+		pi = sa_port_of_lid(s, (uint16_t)lid);
+		if (pi != SUBNET_NONE && !sa_visible(q, pi))
+			return false;
+	}
+	return true;
+}
+
 /* Subscribe or unsubscribe the requester; the answer is the InformInfo as sent. */
 static void inform_set(struct sa_query *q)
 {
@@ -203,9 +235,23 @@ static void inform_set(struct sa_query *q)
 		q->status = SA_ST_INVALID_GID;
 		return;
 	}
+	if (sub.inf.subscribe && !may_subscribe(q, &sub.inf)) {
+		q->status = SA_ST_REQ_INVALID; /* as OpenSM answers (o13-14.1.1) */
+		return;
+	}
 	sub.guid = s->sn->port[q->requester].guid;
 	sub.lid = sa_endport_lid(s, q->requester, NULL);
 	memcpy(sub.wire, q->req->rec, sizeof(sub.wire));
+	if (sub.inf.subscribe && q->from) {
+		/*
+		 * The subscription is kept with the QP the Set came from, as
+		 * OpenSM keeps it: Reports go there, and an unsubscribe names it.
+		 */
+		sub.inf.qpn = q->from->qpn & 0xffffff;
+		sub.wire[28] = (uint8_t)(sub.inf.qpn >> 16);
+		sub.wire[29] = (uint8_t)(sub.inf.qpn >> 8);
+		sub.wire[30] = (uint8_t)sub.inf.qpn;
+	}
 	for (i = 0; i < ev->n_sub; i++)
 		if (same_sub(&ev->sub[i], sub.guid, &sub.inf))
 			break;

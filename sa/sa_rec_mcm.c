@@ -298,7 +298,7 @@ static void list(struct sa_query *q, const ib_member_rec_t *t)
 {
 	const struct sa_src *s = q->src;
 	const struct mcast *mc = s->mcast;
-	bool trusted = s->sm.sm_key && q->req->sm_key == s->sm.sm_key;
+	bool trusted = q->trusted;
 	uint64_t me = q->requester != SUBNET_NONE ? s->sn->port[q->requester].guid : 0;
 	uint64_t want = be64toh(t->port_gid.unicast.interface_id);
 	ib_member_rec_t r;

@@ -31,7 +31,7 @@ static void walk_sms(struct sa_query *q)
 	r.lid = htobe16(lid);
 	r.sm_info.guid = htobe64(sm->guid);
 	/* IBA 14.4.3: the SM_Key only to a requester that proves it knows it. */
-	r.sm_info.sm_key = sm->sm_key && q->req->sm_key == sm->sm_key ? htobe64(sm->sm_key) : 0;
+	r.sm_info.sm_key = q->trusted ? htobe64(sm->sm_key) : 0;
 	r.sm_info.act_count = htobe32(sm->act_count);
 	r.sm_info.pri_state = (uint8_t)((sm->priority & 0xf) << 4 | (sm->state & 0xf));
 	(void)sa_emit(q, &r);

@@ -195,7 +195,7 @@ static void walk_vlarb(struct sa_query *q)
 
 const struct sa_attr sa_attr_pkey_table = {
 	.id = 0x0033, .name = "P_KeyTableRecord", .size = sizeof(ib_pkey_table_record_t),
-	.methods = SA_M_GET | SA_M_GETTABLE, .fields = pktr_fields,
+	.methods = SA_M_GET | SA_M_GETTABLE, .flags = SA_A_TRUSTED_ONLY, .fields = pktr_fields,
 	.n_fields = sizeof(pktr_fields) / sizeof(pktr_fields[0]), .walk = walk_pkeys,
 };
 

@@ -92,21 +92,33 @@ const uint16_t *sa_port_pkeys(const struct sa_src *s, uint32_t pi, uint32_t *n)
 	return &dflt;
 }
 
-bool sa_visible(const struct sa_query *q, uint32_t pi)
+bool sa_ports_share(const struct sa_src *s, uint32_t pa, uint32_t pb)
 {
 	uint32_t na, nb;
-	const uint16_t *a, *b;
+	const uint16_t *a = sa_port_pkeys(s, pa, &na), *b = sa_port_pkeys(s, pb, &nb);
 
-	if (q->requester == SUBNET_NONE)
-		return false;
-	a = sa_port_pkeys(q->src, pi, &na);
-	b = sa_port_pkeys(q->src, q->requester, &nb);
 	for (uint32_t i = 0; i < na; i++)
 		for (uint32_t j = 0; j < nb; j++)
 			if ((a[i] & 0x7fff) && (a[i] & 0x7fff) == (b[j] & 0x7fff) &&
 			    ((a[i] | b[j]) & 0x8000))
 				return true;
 	return false;
+}
+
+bool sa_port_holds(const struct sa_src *s, uint32_t pi, uint16_t pkey)
+{
+	uint32_t n;
+	const uint16_t *p = sa_port_pkeys(s, pi, &n);
+
+	for (uint32_t i = 0; i < n; i++)
+		if ((p[i] & 0x7fff) && (p[i] & 0x7fff) == (pkey & 0x7fff))
+			return true;
+	return false;
+}
+
+bool sa_visible(const struct sa_query *q, uint32_t pi)
+{
+	return q->requester != SUBNET_NONE && sa_ports_share(q->src, pi, q->requester);
 }
 
 bool sa_lid_in(uint16_t lid, uint16_t base, uint8_t lmc)

@@ -303,6 +303,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	d->cfg = c;
 	d->sw.o.config = c->file ? c : NULL;
 	d->agent.priority = c->sm.priority;
+	d->agent.sm_key = c->sm.sm_key;
 	log_info("SIGHUP: %s reloaded; a heavy sweep applies what changed", path);
 	d->agent.resweep = true;
 	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
@@ -522,6 +523,10 @@ static void on_request(void *arg, const uint8_t *mad, size_t len, const struct m
 	if (r == -EPROTO)
 		log_debug("dropped an SA MAD from LID %u QP %u (%zu bytes): not a request we can "
 			  "answer", from->lid, from->qpn, len);
+	else if (r == -EACCES)
+		log_warn("SA: ignored a request from LID %u QP %u with a wrong SM_Key (attribute "
+			 "0x%04x): IBA 15.2.1.1 discards it; the requester must send 0 or sm-key",
+			 from->lid, from->qpn, len >= 18 ? (unsigned)(mad[16] << 8 | mad[17]) : 0u);
 	else if (r < 0)
 		log_warn("SA: answering LID %u QP %u (attribute 0x%04x, method 0x%02x) failed: %s; "
 			 "the requester will retry or time out",
@@ -623,6 +628,8 @@ static int setup(struct loomd *d)
 		return r;
 	txn_set_drop_hook(d->x, on_drop, d);
 	agent_init(&d->agent, d->x, 0, (uint8_t)d->o.priority);
+	/* SMInfo's SM_Key and the SA's: a trusted SA request must carry it. */
+	d->agent.sm_key = d->cfg ? d->cfg->sm.sm_key : 0;
 	txn_set_request_hook(d->x, on_request, d);
 	r = sweeper_init(&d->sw, d->x, &d->agent, &so, &msgs);
 	sa_init(&d->sa, &d->sw, &d->agent, sa_send, d);

@@ -259,11 +259,20 @@ if want && start "$ft" 0 -c "$tmp/loom.yaml"; then
 	sq l out -p --slid "$l1" --dlid "$l3" --pkey 0x0020
 	tap_is "$T: h1 (not a member of 0x0020) to h3 with that P_Key: no path" "$(nrec "$tmp/l.out.out")" 0
 
-	# P_KeyTableRecord: the keys smpquery pkeys reads from each port.
+	# P_KeyTableRecord: only to a trusted requester (SM_Key 1, loomd's
+	# default), then the keys smpquery pkeys reads from each port.
+	sq l pku PKTR "$(lid_of 1)"
+	tap_check "$T: PKTR without the SM_Key: refused (0x0200)" grep -q 'returned 0x0200' \
+		"$tmp/l.pku.err"
+	tap_diag "$(head -n 3 "$tmp/l.pku.err")"
+	sq l pkw -t 1500 --smkey 2 PKTR "$(lid_of 1)"
+	tap_is "$T: PKTR with a wrong SM_Key: ignored, no records" "$(nrec "$tmp/l.pkw.out")" 0
+	tap_check "$T: ... and no answer at all (no status came back)" \
+		bash -c "! grep -q 'returned 0x' '$tmp/l.pkw.err'"
 	bad=0
 	for h in 1 3 4 5; do
 		l=$(lid_of "$h")
-		sq l pk$h PKTR "$l"
+		sq l pk$h --smkey 1 PKTR "$l"
 		got=$(awk '/^[ \t]+0x[0-9a-fA-F]+ / { for (i = 1; i <= NF; i++) if ($i != "0x0000") print $i }' \
 			"$tmp/l.pk$h.out" | tr 'A-F' 'a-f' | sort | tr '\n' ' ')
 		want=$(sim_run l smpquery pkeys "$l" 2>/dev/null | awk '/^ *[0-9]+:/ {

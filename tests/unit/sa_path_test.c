@@ -431,6 +431,7 @@ static struct ans ask_table(struct fab *f, uint16_t attr, uint64_t mask, const v
 	m->method = IB_MAD_METHOD_GETTABLE;
 	m->attr_id = htobe16(attr);
 	m->comp_mask = htobe64(mask);
+	m->sm_key = htobe64(f->src.sm.sm_key); /* trusted, when the SA has a key */
 	memcpy(mad + SA_HDR_SIZE, tmpl, n);
 	a.r = sa_answer(&f->src, mad, sizeof(mad), &from, &a.out, &a.len, &a.status);
 	return a;
@@ -446,6 +447,11 @@ static void test_tables(void **state)
 	struct ans a;
 
 	partitions(f);
+	/* P_KeyTableRecords answer trusted requests only (IBA 15.4). */
+	a = ask_table(f, 0x33, 1, &pk, sizeof(pk));
+	assert_int_equal(a.status, SA_ST_REQ_INVALID);
+	free(a.out);
+	f->src.sm.sm_key = 1;
 	a = ask_table(f, 0x33, 1, &pk, sizeof(pk));
 	assert_int_equal(a.status, SA_ST_OK);
 	assert_int_equal(a.len, SA_HDR_SIZE + sizeof(pk));

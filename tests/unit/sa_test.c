@@ -488,6 +488,150 @@ static void test_inform_set(void **state)
 	f->src.ev = NULL;
 }
 
+/* A request carrying SM_Key key (IBA 15.2.1.1). */
+static void with_key(uint8_t mad[MAD_SIZE], uint64_t key)
+{
+	((ib_sa_mad_t *)mad)->sm_key = htobe64(key);
+}
+
+/*
+ * Trust (IBA 15.2.1.1, C15-0.1.5): a wrong SM_Key is discarded unanswered;
+ * the right one opens P_KeyTableRecords and the SM_Key in SMInfoRecord,
+ * and never comes back in a response.
+ */
+static void test_trust(void **state)
+{
+	struct fab *f = *state;
+	uint8_t mad[MAD_SIZE];
+	struct ans a;
+	struct sa_src s = f->src;
+
+	s.sm.sm_key = 0x5eed;
+	req(mad, IB_MAD_METHOD_GETTABLE, 0x33, 0);
+	with_key(mad, 0x1);
+	a = ask(&s, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.r, -EACCES);
+	assert_null(a.out);
+	with_key(mad, 0);
+	a = ask(&s, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.r, 0);
+	assert_int_equal(a.status, SA_ST_REQ_INVALID);
+	free(a.out);
+	with_key(mad, 0x5eed);
+	a = ask(&s, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, 0);
+	assert_true(a.len > SA_HDR_SIZE);
+	assert_int_equal(hdr(&a)->sm_key, 0);
+	free(a.out);
+	/* SMInfoRecord: the SM_Key only to the trusted. */
+	req(mad, IB_MAD_METHOD_GETTABLE, 0x18, 0);
+	a = ask(&s, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(((const ib_sminfo_record_t *)(a.out + SA_HDR_SIZE))->sm_info.sm_key, 0);
+	free(a.out);
+	with_key(mad, 0x5eed);
+	a = ask(&s, mad, sizeof(mad), 2, 0);
+	assert_int_equal(be64toh(((const ib_sminfo_record_t *)(a.out + SA_HDR_SIZE))->sm_info.sm_key),
+			 0x5eed);
+	free(a.out);
+	/* With no SM_Key of ours (0), any key is a wrong one. */
+	s.sm.sm_key = 0;
+	a = ask(&s, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.r, -EACCES);
+}
+
+/*
+ * InformInfo as OpenSM keeps it: the QPN is the requester's (an unsubscribe
+ * names it), security traps need trust, and a requester may watch only
+ * ports it shares a partition with (o13-14.1.1).
+ */
+static void test_inform_rules(void **state)
+{
+	struct fab *f = *state;
+	struct sa_events ev = { 0 };
+	uint8_t mad[MAD_SIZE];
+	struct ans a;
+	uint32_t off[16] = { 0 }, n = 0, sw0 = subnet_port_idx(f->sn, f->sw, 0);
+	uint32_t h1 = subnet_port_idx(f->sn, f->ca1, 1), h2 = subnet_port_idx(f->sn, f->ca2, 1);
+	uint16_t key[8];
+	struct pkey_plan pl = { .off = off, .key = key };
+	struct sa_src s = f->src;
+	ib_inform_info_t *ii = (ib_inform_info_t *)(mad + SA_HDR_SIZE);
+
+	/* h1 and h2 share no partition; the switch (the SM's) is in both. */
+	for (uint32_t p = 0; p < f->sn->n_ports; p++) {
+		off[p] = n;
+		if (p == sw0) {
+			key[n++] = 0xffff;
+			key[n++] = 0x8001;
+			key[n++] = 0x8002;
+		} else if (p == h1) {
+			key[n++] = 0xffff;
+			key[n++] = 0x8001;
+		} else if (p == h2) {
+			key[n++] = 0x8002;
+		}
+	}
+	off[f->sn->n_ports] = n;
+	s.pkeys = &pl;
+	s.ev = &ev;
+	s.sm.sm_key = 0x5eed;
+	/* QPN 0 in the Set, QP 1 the sender's: kept as 1; unsubscribing with 1 finds it. */
+	req(mad, IB_MAD_METHOD_SET, 0x03, 0);
+	inform(mad + SA_HDR_SIZE, 128, 1, 0);
+	a = ask(&s, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, 0);
+	free(a.out);
+	assert_int_equal(ev.n_sub, 1);
+	assert_int_equal(ev.sub[0].inf.qpn, 1);
+	assert_int_equal(be32toh(((const ib_inform_info_t *)ev.sub[0].wire)->g_or_v.generic
+					 .qpn_resp_time_val) >> 8, 1);
+	inform(mad + SA_HDR_SIZE, 128, 0, 1);
+	a = ask(&s, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, 0);
+	free(a.out);
+	assert_int_equal(ev.n_sub, 0);
+	/* Security traps (256-259): refused untrusted, taken trusted. */
+	inform(mad + SA_HDR_SIZE, 257, 1, 1);
+	a = ask(&s, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, SA_ST_REQ_INVALID);
+	free(a.out);
+	with_key(mad, 0x5eed);
+	a = ask(&s, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, 0);
+	free(a.out);
+	with_key(mad, 0);
+	assert_int_equal(ev.n_sub, 1);
+	/* h1 may not watch h2 (by GID, or by a LID range holding LID 3), but every LID (0xFFFF). */
+	inform(mad + SA_HDR_SIZE, 128, 1, 1);
+	ii->gid.unicast.prefix = htobe64(0xfe80000000000000ULL);
+	ii->gid.unicast.interface_id = htobe64(0x301);
+	a = ask(&s, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, SA_ST_REQ_INVALID);
+	free(a.out);
+	inform(mad + SA_HDR_SIZE, 128, 1, 1);
+	ii->lid_range_begin = htobe16(1);
+	ii->lid_range_end = htobe16(3);
+	a = ask(&s, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, SA_ST_REQ_INVALID);
+	free(a.out);
+	ii->lid_range_end = htobe16(2); /* the switch and itself: fine */
+	a = ask(&s, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, 0);
+	free(a.out);
+	ii->lid_range_begin = htobe16(500); /* past every LID in use */
+	ii->lid_range_end = 0;
+	a = ask(&s, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, SA_ST_REQ_INVALID);
+	free(a.out);
+	inform(mad + SA_HDR_SIZE, 128, 1, 1);
+	a = ask(&s, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, 0);
+	free(a.out);
+	assert_int_equal(ev.n_sub, 3);
+	sa_events_free(&ev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -499,6 +643,8 @@ int main(void)
 		cmocka_unit_test(test_match_bits),
 		cmocka_unit_test(test_inform_decode_match),
 		cmocka_unit_test_setup_teardown(test_inform_set, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trust, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inform_rules, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,89 @@
+#!/bin/bash
+# OpenSM's own SA test suite, osmtest, against loomd's SA, under the RMPP
+# shim (tests/rig) as a host's kernel would carry the answers:
+#  - osmtest -f c writes its inventory (every node, port, link and path)
+#    from loomd's SA, and it lists every node ibnetdiscover finds;
+#  - osmtest -f v validates the SA against that inventory: node, port,
+#    path and multipath records, the statuses of bad requests, trusted
+#    P_KeyTableRecords, SMInfo-, InformInfo- and GUIDInfoRecords, links,
+#    LFT/MFT records, subscriptions (QPN kept from the requester);
+#  - the same two runs against OpenSM's SA on a twin simulator, to show
+#    the comparison is fair.
+# Fabrics: tests/topologies/2sw2path.topo (6 nodes, both SMs) and
+# ft2-k8.topo (44 nodes, loomd).
+set -uo pipefail
+srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$srcdir/tests/lib/sim.sh"
+LOOMD=${LOOMD:-loomd}
+tmp=$(mktemp -d)
+sim_trap_exit 'rm -rf "$tmp"'
+
+for tool in ibsim opensm ibnetdiscover osmtest; do
+	if ! command -v "$tool" >/dev/null; then
+		[ "${CI:-}" = true ] && { echo "Bail out! $tool not installed"; exit 1; }
+		echo "1..0 # SKIP $tool not installed (contrib/setup-debian.sh --test)"
+		exit 0
+	fi
+done
+
+# wait_log FILE PATTERN: bounded wait (30 s) for PATTERN in FILE.
+wait_log() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# osmtest_flows NAME LABEL: -f c, then -f v against whichever SM runs on NAME.
+osmtest_flows() {
+	local n=$1 l=$2 rc nodes inv t0=$SECONDS
+	rc=0
+	SIM_RMPP=1 sim_run "$n" --timeout 120 --out "$tmp/$n.c.out" \
+		osmtest -f c -i "$tmp/$n.dat" -l "$tmp/$n.c.log" || rc=$?
+	tap_is "$l: osmtest -f c creates its inventory" "$rc" 0 ||
+		tap_diag "$(grep ERR "$tmp/$n.c.log" | tail -n 5)"
+	nodes=$(sim_nodes "$n" | wc -l)
+	inv=$(awk '/^DEFINE_NODE/ { in_node = 1 } /^END/ { in_node = 0 }
+		   in_node && $1 == "node_guid" { print $2 }' "$tmp/$n.dat" 2>/dev/null | sort -u | wc -l)
+	tap_is "$l: the inventory has every node of the fabric" "$inv" "$nodes"
+	rc=0
+	SIM_RMPP=1 sim_run "$n" --timeout 240 --out "$tmp/$n.v.out" \
+		osmtest -f v -i "$tmp/$n.dat" -l "$tmp/$n.v.log" || rc=$?
+	tap_is "$l: osmtest -f v (validate the SA against the inventory) passes" "$rc" 0 ||
+		tap_diag "$(grep -v 'EXPECTED\|Expecting' "$tmp/$n.v.log" | grep ERR | tail -n 5)"
+	tap_check "$l: osmtest says PASS" grep -q 'TEST "Validate Inventory" PASS' "$tmp/$n.v.out"
+	tap_diag "$l: osmtest -f c and -f v took $((SECONDS - t0)) s"
+}
+
+# ---- OpenSM, the reference -------------------------------------------------
+if sim_start o "$srcdir/tests/topologies/2sw2path.topo"; then
+	dir=$(sim_dir o)
+	SIM_RMPP=1 sim_run o --timeout 300 --out "$tmp/osm.out" opensm -d2 -F "$dir/opensm.conf" \
+		-f "$tmp/osm.log" --dump_files_dir "$dir" &
+	tap_check "OpenSM: SUBNET UP" wait_log "$tmp/osm.log" 'SUBNET UP'
+	osmtest_flows o "OpenSM 2sw2path"
+	sim_signal o TERM
+	sim_stop o
+else
+	tap_check "OpenSM simulator starts" false
+fi
+
+# ---- loomd -------------------------------------------------------------------
+i=0
+for name in 2sw2path ft2-k8; do
+	i=$((i + 1))
+	if ! sim_start "l$i" "$srcdir/tests/topologies/$name.topo"; then
+		tap_check "$name: simulator starts" false
+		continue
+	fi
+	SIM_RMPP=1 sim_run "l$i" --timeout 300 --out "$tmp/l$i.loomd.log" "$LOOMD" \
+		--state-dir "$tmp/l$i.state" &
+	tap_check "loomd $name: SUBNET UP" wait_log "$tmp/l$i.loomd.log" 'SUBNET UP'
+	osmtest_flows "l$i" "loomd $name"
+	sim_signal "l$i" TERM
+	sim_stop "l$i"
+done
+
+tap_done
