@@ -8,7 +8,9 @@
 # 128 only: OpenSM reports 64-67 only about ports still in its model,
 # osm_inform.c's P_Key check, so never 65 for a port it dropped); then
 # loomd, where saquery IIR lists the subscriptions and unsubscribing
-# removes them, and a group created through the SA is reported as trap 66.
+# removes them, and a group created through the SA is reported as trap 66;
+# with partitions, a Report reaches only subscribers that share one with
+# the port it is about (o13-17.1.1).
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
@@ -150,4 +152,63 @@ sim_signal l TERM
 rc=0
 wait "$bg" || rc=$?
 tap_is "loomd stops on SIGTERM with status 0" "$rc" 0
+sim_stop l
+
+# ---- partitions: a Report only to who may see its source (o13-17.1.1) ---------
+# h00002 comes back (ReLink: trap 64 about it). h00003 (full in the default
+# partition) and h00011 (full with h00002 in "lab") may see it; h00009,
+# like h00002 only a limited member of the default partition, may not.
+cat >"$tmp/parts.yaml" <<'YAML'
+partitions:
+  - name: default
+    members:
+      - all-switches
+      - self
+      - h00003
+      - { node: h00002, membership: limited }
+      - { node: h00009, membership: limited }
+      - { node: h00011, membership: limited }
+  - name: lab
+    pkey: 0x0030
+    members:
+      - h00002
+      - h00011
+YAML
+if sim_start p "$topo"; then
+	SIM_RMPP=1 sim_run p --timeout 300 --out "$tmp/p.loomd.log" "$LOOMD" --sweep-interval 2 \
+		--state-dir "$tmp/p.state" -c "$tmp/parts.yaml" &
+	bg=$!
+	tap_check "partitions: loomd SUBNET UP" wait_log "$tmp/p.loomd.log" 'SUBNET UP'
+	n0=$(grep -c ' [1-9][0-9]* changes' "$tmp/p.loomd.log")
+	tap_check "partitions: Unlink $victim" sim_console p "Unlink $victim"
+	for _ in $(seq 300); do
+		[ "$(grep -c ' [1-9][0-9]* changes' "$tmp/p.loomd.log")" -gt "$n0" ] && break
+		sleep 0.1
+	done
+	tap_check "partitions: a sweep sees h00002 gone" \
+		test "$(grep -c ' [1-9][0-9]* changes' "$tmp/p.loomd.log")" -gt "$n0"
+	sub p h00003 p3 --trap 64 --wait "$WAIT_MS"
+	p3=$sub_pid
+	sub p h00011 p11 --trap 64 --wait "$WAIT_MS"
+	p11=$sub_pid
+	sub p h00009 p9 --trap 64 --wait 15000
+	p9=$sub_pid
+	for t in p3 p11 p9; do
+		tap_check "partitions: $(printf 'h%05d' "${t#p}") subscribes to trap 64" wait_log "$tmp/$t.out" '^subscribed'
+	done
+	tap_check "partitions: ReLink $victim" sim_console p "ReLink $victim"
+	wait "$p3"
+	tap_is "partitions: h00003 (full, default) receives the Report of trap 64" "$?" 0
+	wait "$p11"
+	tap_is "partitions: h00011 (full with h00002 in lab) receives it" "$?" 0
+	tap_check "partitions: ... naming h00002's port" grep -qi " guid 0x0*${guid2#0x} " "$tmp/p11.out"
+	wait "$p9"
+	tap_is "partitions: h00009 (limited, like h00002) receives none (sasub: 3)" "$?" 3
+	tap_diag "$(cat "$tmp/p9.out" "$tmp/p9.err")"
+	sim_signal p TERM
+	wait "$bg"
+	sim_stop p
+else
+	tap_check "partitions: simulator starts" false
+fi
 tap_done
