@@ -32,6 +32,8 @@ struct mad_umad {
 	int agent_lid, agent_dir;
 	int agent_sa; /* -1 unless opened with MAD_UMAD_SA */
 	unsigned long dropped_long;
+	mad_umad_long_fn long_hook; /* long SA requests go here; NULL: dropped */
+	void *long_arg;
 	unsigned port;
 	char ca[UMAD_CA_NAME_LEN];
 	/* umad header + one MAD; libibumad wants them contiguous. */
@@ -278,16 +280,31 @@ static int umad_t_send(void *t, const uint8_t *mad, size_t len, unsigned timeout
 	return r < 0 ? (errno ? -errno : -EIO) : 0;
 }
 
+static void addr_of(const struct mad_umad *u, const uint8_t *buf, struct mad_addr *from)
+{
+	const struct ib_user_mad *um = (const struct ib_user_mad *)buf;
+
+	memset(from, 0, sizeof(*from));
+	from->lid = be16toh(um->addr.lid);
+	from->qpn = be32toh(um->addr.qpn);
+	from->sl = um->addr.sl;
+	from->pkey_index = (uint16_t)umad_get_pkey((void *)buf);
+	from->agent = u->agent_sa >= 0 && um->agent_id == (uint32_t)u->agent_sa ? MAD_AGENT_SA
+										 : MAD_AGENT_SMI;
+}
+
 /*
- * A message longer than the buffer (an RMPP request, e.g. a MultiPathRecord
- * query nothing here serves yet) stays queued in the kernel: read it into
- * one of its size and throw it away, counted, rather than see it again and
- * again.
+ * A message longer than one MAD: an RMPP request the kernel reassembled
+ * (a MultiPathRecord query with many GIDs, say). It stays queued until
+ * read whole: read it into a buffer of its size and hand it to the long
+ * hook when it is a request to the SA; anything else is thrown away,
+ * counted, rather than seen again and again.
  */
-static int drop_long(struct mad_umad *u, int need)
+static int read_long(struct mad_umad *u, int need)
 {
 	uint8_t *big;
 	int n = need, r;
+	struct mad_addr from;
 
 	if (need <= 0 || (size_t)need > MAD_RMPP_MAX)
 		return -EPROTO;
@@ -295,9 +312,23 @@ static int drop_long(struct mad_umad *u, int need)
 	if (!big)
 		return -ENOMEM;
 	r = umad_recv(u->portid, big, &n, 0);
+	if (r >= 0 && !umad_status(big) && n > 0 && u->long_hook) {
+		addr_of(u, big, &from);
+		if (from.agent == MAD_AGENT_SA) {
+			u->long_hook(u->long_arg, umad_get_mad(big), (size_t)n, &from);
+			free(big);
+			return 0;
+		}
+	}
 	free(big);
 	u->dropped_long++;
 	return r < 0 ? r : 0;
+}
+
+void mad_umad_set_long_hook(struct mad_umad *u, mad_umad_long_fn fn, void *arg)
+{
+	u->long_hook = fn;
+	u->long_arg = arg;
 }
 
 static int umad_t_recv(void *t, uint8_t *mad, size_t len, struct mad_addr *from)
@@ -309,7 +340,7 @@ static int umad_t_recv(void *t, uint8_t *mad, size_t len, struct mad_addr *from)
 		n = MAD_SIZE;
 		r = umad_recv(u->portid, u->buf, &n, 0);
 		if (r == -ENOSPC) {
-			r = drop_long(u, n);
+			r = read_long(u, n);
 			if (r < 0)
 				return r == -ETIMEDOUT || r == -EWOULDBLOCK ? -EAGAIN : r;
 			continue;
@@ -329,17 +360,8 @@ static int umad_t_recv(void *t, uint8_t *mad, size_t len, struct mad_addr *from)
 		if ((size_t)n > len)
 			n = (int)len;
 		memcpy(mad, umad_get_mad(u->buf), (size_t)n);
-		if (from) {
-			const struct ib_user_mad *um = (const struct ib_user_mad *)u->buf;
-
-			memset(from, 0, sizeof(*from));
-			from->lid = be16toh(um->addr.lid);
-			from->qpn = be32toh(um->addr.qpn);
-			from->sl = um->addr.sl;
-			from->pkey_index = (uint16_t)umad_get_pkey(u->buf);
-			from->agent = u->agent_sa >= 0 && um->agent_id == (uint32_t)u->agent_sa ?
-					      MAD_AGENT_SA : MAD_AGENT_SMI;
-		}
+		if (from)
+			addr_of(u, u->buf, from);
 		return n;
 	}
 }

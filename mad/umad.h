@@ -28,6 +28,14 @@ static inline void mad_umad_closep(struct mad_umad **u)
 }
 /* MADs read and thrown away because they were longer than recv's buffer. */
 unsigned long mad_umad_dropped_long(const struct mad_umad *u);
+/*
+ * Requests to the SA longer than one MAD (RMPP requests the kernel put
+ * together: a MultiPathRecord with many GIDs) go to fn, whole, while
+ * recv reads; without a hook they are dropped and counted.
+ */
+typedef void (*mad_umad_long_fn)(void *arg, const uint8_t *mad, size_t len,
+				 const struct mad_addr *from);
+void mad_umad_set_long_hook(struct mad_umad *u, mad_umad_long_fn fn, void *arg);
 /* The CA name and port number actually opened. */
 const char *mad_umad_ca(const struct mad_umad *u);
 unsigned mad_umad_port(const struct mad_umad *u);

@@ -49,6 +49,13 @@ struct sa_req {
 	uint64_t sm_key;
 	uint64_t comp_mask;
 	uint8_t rec[SA_DATA_SIZE];
+	/*
+	 * All the data after the SA header, as received: one MAD's 200 bytes,
+	 * or more for a request that came in RMPP segments (MultiPathRecord's
+	 * GID list). Borrowed from the caller of sa_answer.
+	 */
+	const uint8_t *data;
+	size_t data_len;
 };
 
 /*

@@ -415,11 +415,18 @@ static void walk_paths(struct sa_query *q)
  * source GID and every destination GID of the request, each pair answered
  * as a PathRecord query by GIDs with the request's other components (its
  * fields 0-12 are PathRecord's 40-52, its mask bits 0-15 PathRecord's
- * 6-21). The GIDs that fit in one MAD's record are served: 11.
+ * 6-21). The GIDs follow the record's header: 11 fit in one MAD; more
+ * come as an RMPP request the kernel reassembles (IBA 15.2.5.20), and
+ * every GID the request carries is served.
  */
 enum { MPR_SGID_COUNT = 19, MPR_DGID_COUNT = 20 };
 #define MPR_HDR offsetof(ib_multipath_rec_t, gids)
-#define MPR_MAX_GIDS ((SA_DATA_SIZE - MPR_HDR) / sizeof(ib_gid_t))
+
+/* GID i of the request's list, from all of its data. */
+static void mpr_gid(const struct sa_req *req, unsigned i, ib_gid_t *g)
+{
+	memcpy(g, req->data + MPR_HDR + i * sizeof(*g), sizeof(*g));
+}
 
 static void walk_multipaths(struct sa_query *q)
 {
@@ -441,7 +448,8 @@ static void walk_multipaths(struct sa_query *q)
 		q->status = SA_ST_INSUF_COMPS;
 		return;
 	}
-	if (ns + nd > MPR_MAX_GIDS) {
+	/* Every GID counted must be there (a length from the wire, checked). */
+	if (req->data_len < MPR_HDR || (ns + nd) > (req->data_len - MPR_HDR) / sizeof(ib_gid_t)) {
 		q->status = SA_ST_REQ_INVALID;
 		return;
 	}
@@ -453,8 +461,8 @@ static void walk_multipaths(struct sa_query *q)
 		for (unsigned j = 0; j < nd && !st; j++) {
 			uint32_t src, dst;
 
-			memcpy(&t->sgid, &m->gids[i], sizeof(ib_gid_t));
-			memcpy(&t->dgid, &m->gids[ns + j], sizeof(ib_gid_t));
+			mpr_gid(req, i, &t->sgid);
+			mpr_gid(req, ns + j, &t->dgid);
 			st = pr_end(q, PR_SGID, offsetof(ib_path_rec_t, sgid), PR_SLID,
 				    offsetof(ib_path_rec_t, slid), &src);
 			if (!st)

@@ -21,9 +21,9 @@ unsigned sa_method_bit(uint8_t method)
 	case IB_MAD_METHOD_GETTABLE: return SA_M_GETTABLE;
 	case IB_MAD_METHOD_SET: return SA_M_SET;
 	case IB_MAD_METHOD_DELETE: return SA_M_DELETE;
-	/* Defined by IBA 15.4 but served by no attribute here yet. */
+	/* GetMulti: MultiPathRecord; GetTraceTable: defined, served by nothing. */
 	case IB_MAD_METHOD_GETTRACETABLE:
-	case IB_MAD_METHOD_GETMULTI: return 1u << 7;
+	case IB_MAD_METHOD_GETMULTI: return SA_M_GETMULTI;
 	default: return 0;
 	}
 }
@@ -76,6 +76,8 @@ int sa_req_decode(const uint8_t *mad, size_t len, struct sa_req *q)
 	q->sm_key = be64_at(mad + off_sm_key);
 	q->comp_mask = be64_at(mad + offsetof(ib_sa_mad_t, comp_mask));
 	memcpy(q->rec, mad + SA_HDR_SIZE, SA_DATA_SIZE);
+	q->data = mad + SA_HDR_SIZE;
+	q->data_len = len - SA_HDR_SIZE;
 	return 0;
 }
 

@@ -409,6 +409,8 @@ static int setup(struct loomd *d)
 	/* SMInfo's SM_Key and the SA's: a trusted SA request must carry it. */
 	d->agent.sm_key = d->cfg ? d->cfg->sm.sm_key : 0;
 	txn_set_request_hook(d->x, on_request, d);
+	/* SA requests longer than a MAD (RMPP: MultiPathRecords) bypass txn's MAD-sized reads. */
+	mad_umad_set_long_hook(d->u, on_request, d);
 	r = sweeper_init(&d->sw, d->x, &d->agent, &so, &msgs);
 	sa_init(&d->sa, &d->sw, &d->agent, sa_send, d);
 	if (r == 0) {

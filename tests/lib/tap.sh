@@ -1,7 +1,9 @@
 # shellcheck shell=bash
 # TAP output for shell tests (sourced). Every check prints "ok N - desc" or
-# "not ok N - desc"; tap_done prints the plan and returns non-zero if any
-# check failed. The plan comes last so a test need not count ahead.
+# "not ok N - desc" and returns non-zero when it failed (so that
+# `tap_is ... || tap_diag ...` explains a failure); tap_done prints the plan
+# and returns non-zero if any check failed. The plan comes last so a test
+# need not count ahead.
 _tap_n=0
 _tap_failed=0
 
@@ -15,6 +17,7 @@ tap_check() {
 	else
 		echo "not ok $_tap_n - $desc"
 		_tap_failed=$((_tap_failed + 1))
+		return 1
 	fi
 }
 
@@ -27,6 +30,7 @@ tap_is() {
 		echo "not ok $_tap_n - $1"
 		printf '#   got:  %s\n#   want: %s\n' "$2" "$3"
 		_tap_failed=$((_tap_failed + 1))
+		return 1
 	fi
 }
 

@@ -532,6 +532,60 @@ static void test_multipath(void **state)
 	free(a.out);
 }
 
+/*
+ * A MultiPathRecord longer than one MAD, as the kernel hands over an RMPP
+ * request: 6 sources x 6 destinations, 12 GIDs past the first MAD's 11.
+ * Every pair is answered; a request whose counts promise more GIDs than
+ * it carries is refused, never read past its end.
+ */
+static void test_multipath_long(void **state)
+{
+	struct fab *f = *state;
+	size_t len = SA_HDR_SIZE + offsetof(ib_multipath_rec_t, gids) + 12 * sizeof(ib_gid_t);
+	uint8_t *mad = calloc(1, len);
+	ib_sa_mad_t *m = (ib_sa_mad_t *)mad;
+	ib_multipath_rec_t *r = (ib_multipath_rec_t *)(mad + SA_HDR_SIZE);
+	struct mad_addr from = { .lid = 2, .qpn = 1, .agent = MAD_AGENT_SA };
+	static const uint64_t guids[] = { 0x201, 0x301, 0x501 };
+	struct ans a = { 0 };
+	const ib_path_rec_t *p;
+
+	assert_non_null(mad);
+	m->base_ver = 1;
+	m->mgmt_class = IB_MCLASS_SUBN_ADM;
+	m->class_ver = 2;
+	m->method = IB_MAD_METHOD_GETMULTI;
+	m->attr_id = htobe16(0x3a);
+	m->rmpp_version = 1;
+	m->rmpp_type = IB_RMPP_TYPE_DATA;
+	m->rmpp_flags = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST;
+	m->comp_mask = htobe64(1ULL << 19 | 1ULL << 20);
+	r->sgid_count = 6;
+	r->dgid_count = 6;
+	for (unsigned i = 0; i < 12; i++) {
+		ib_gid_t g = { .unicast = { .prefix = htobe64(0xfe80000000000000ULL),
+					    .interface_id = htobe64(guids[i % 3]) } };
+
+		memcpy((uint8_t *)r->gids + i * sizeof(g), &g, sizeof(g));
+	}
+	a.r = sa_answer(&f->src, mad, len, &from, &a.out, &a.len, &a.status);
+	assert_int_equal(a.r, 0);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(a.len, SA_HDR_SIZE + 36 * sizeof(ib_path_rec_t));
+	p = (const ib_path_rec_t *)(a.out + SA_HDR_SIZE);
+	/* The last pair: source 6 (h3), destination 12 (h3): from GIDs past the first MAD. */
+	assert_int_equal(be16toh(p[35].slid), 5);
+	assert_int_equal(be16toh(p[35].dlid), 5);
+	assert_int_equal(be16toh(p[34].dlid), 3);
+	free(a.out);
+	/* One GID short of what the counts say: refused. */
+	a.r = sa_answer(&f->src, mad, len - sizeof(ib_gid_t), &from, &a.out, &a.len, &a.status);
+	assert_int_equal(a.r, 0);
+	assert_int_equal(a.status, SA_ST_REQ_INVALID);
+	free(a.out);
+	free(mad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -543,6 +597,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_path_partitions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_multipath, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_multipath_long, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
