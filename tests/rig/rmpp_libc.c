@@ -161,6 +161,8 @@ static void note_ioctl(struct shim_fd *sf, unsigned long request, void *arg)
 		if (id < SHIM_MAX_AGENTS) {
 			flow_drop_agent(sf, id);
 			wait_drop_agent(sf, id);
+			if (sf->agents[id].used && shim_next.tail_agent)
+				shim_next.tail_agent(sf->agents[id].mgmt_class, -1);
 			sf->agents[id] = (struct shim_agent){ 0 };
 		}
 		return;
@@ -169,7 +171,11 @@ static void note_ioctl(struct shim_fd *sf, unsigned long request, void *arg)
 	}
 	if (id >= SHIM_MAX_AGENTS)
 		return;
+	if (sf->agents[id].used && shim_next.tail_agent)
+		shim_next.tail_agent(sf->agents[id].mgmt_class, -1);
 	sf->agents[id] = a;
+	if (shim_next.tail_agent)
+		shim_next.tail_agent(a.mgmt_class, 1);
 	shim_dbg("fd %d: agent %u: class 0x%02x, rmpp_version %u%s", sf->fd, id, a.mgmt_class,
 		 a.rmpp_version, a.rmpp ? ": RMPP by the shim" : "");
 }

@@ -95,6 +95,10 @@ static void init(void)
 	shim_next.ioctl = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
 	shim_next.poll = (int (*)(struct pollfd *, nfds_t, int))dlsym(RTLD_NEXT, "poll");
 	shim_next.tail_take = (int (*)(uint8_t *, size_t))dlsym(RTLD_DEFAULT, "rmpp_tail_take");
+	shim_next.tail_agent = (void (*)(uint8_t, int))dlsym(RTLD_DEFAULT, "rmpp_tail_agent");
+	/* From now on the tail drops what no registered agent takes (the kernel's way). */
+	if (shim_next.tail_agent)
+		shim_next.tail_agent(0, 0);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&shim_cond, &ca);

@@ -105,6 +105,7 @@ struct shim_next {
 	int (*ioctl)(int, unsigned long, ...);
 	int (*poll)(struct pollfd *, nfds_t, int);
 	int (*tail_take)(uint8_t *, size_t);
+	void (*tail_agent)(uint8_t, int);
 };
 extern struct shim_next shim_next;
 extern pthread_mutex_t shim_mutex; /* taken raw only by poll's cancellable wait */
@@ -147,6 +148,8 @@ void shim_deliver_timeout(struct shim_fd *sf, const struct ib_user_mad_hdr *hdr,
  * first 224 bytes and length (0), or -ENOENT. */
 #define SHIM_TAIL_FROM 224
 int rmpp_tail_take(uint8_t *mad, size_t len);
+/* An agent of mgmt_class registered (+1) or gone (-1): the tail drops MADs no agent takes. */
+void rmpp_tail_agent(uint8_t mgmt_class, int delta);
 
 /* ---- rmpp_flow.c ------------------------------------------------------------ */
 
