@@ -22,67 +22,15 @@
 #include "routing/lft_text.h"
 #include "routing/route.h"
 #include "sm/subnet.h"
-#include "sm/topo.h"
-
-/* LIDs as tests/unit/routing_test.c gives them: node order, CA LIDs aligned to 2^lmc. */
-static void assign_lids(struct subnet *sn, uint8_t lmc)
-{
-	uint32_t next = 1;
-
-	for (uint32_t n = 0; n < sn->n_nodes; n++) {
-		bool sw = subnet_is_switch(sn, n);
-
-		for (unsigned p = sw ? 0 : 1; p <= (sw ? 0u : sn->node[n].nports); p++) {
-			struct subnet_port *pt = &sn->port[subnet_port_idx(sn, n, p)];
-			uint32_t step = sw ? 1 : 1u << lmc;
-
-			if (!sw && pt->peer == SUBNET_NONE)
-				continue;
-			next = (next + step - 1) & ~(step - 1);
-			pt->lid = (uint16_t)next;
-			pt->lmc = sw ? 0 : lmc;
-			next += step;
-		}
-	}
-}
-
-static struct subnet *load(const char *name)
-{
-	const char *srcdir = getenv("srcdir");
-	struct subnet *sn = NULL;
-	struct diag d = { 0 };
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/tests/topologies/%s", srcdir ? srcdir : ".", name);
-	if (topo_read_file(path, &sn, &d) < 0)
-		diag_print(&d, stderr);
-	assert_non_null(sn);
-	diag_free(&d);
-	return sn;
-}
-
-static struct subnet *read_mem(const char *text)
-{
-	struct subnet *sn = NULL;
-	struct diag d = { 0 };
-
-	if (topo_read_mem(text, strlen(text), "topo", &sn, &d) < 0)
-		diag_print(&d, stderr);
-	assert_non_null(sn);
-	diag_free(&d);
-	return sn;
-}
+#include "tests/unit/route_fixture.h"
 
 /* A model with LIDs, routed by min-hop. */
 static struct subnet *routed(const char *name, uint8_t lmc, struct route_out *out)
 {
-	struct subnet *sn = load(name);
-	struct route_opts o = { .lmc = lmc };
-	struct route_why why;
+	struct subnet *sn = rfx_load(name);
 
-	assign_lids(sn, lmc);
-	memset(out, 0, sizeof(*out));
-	assert_int_equal(route_engine_find("minhop")->route(sn, &o, out, &why), 0);
+	rfx_lids_in_order(sn, lmc);
+	assert_int_equal(rfx_route_lmc("minhop", sn, lmc, out, NULL), 0);
 	return sn;
 }
 
@@ -169,19 +117,18 @@ static void test_round_trip(void **state)
 /* The exact dump_lfts text for one small fabric, worked out from dump_fts.c. */
 static void test_print_format(void **state)
 {
-	struct subnet *sn = read_mem("Hca 1 \"h1\"\n[1] \"s1\"[1]\n"
+	struct subnet *sn = rfx_read("Hca 1 \"h1\"\n[1] \"s1\"[1]\n"
 				     "Switch 4 \"s1\"\n[1] \"h1\"[1]\n[2] \"s2\"[3]\n"
 				     "Switch 4 \"s2\"\n[3] \"s1\"[2]\n[1] \"h2\"[1]\n"
 				     "Hca 1 \"h2\"\n[1] \"s2\"[1]\n");
-	struct route_opts o = { .lmc = 1 };
 	struct route_out out;
 	struct route_why why;
 	size_t len;
 	char *text;
 
 	(void)state;
-	assign_lids(sn, 1); /* h1 2-3, s1 4, s2 5, h2 6-7 */
-	assert_int_equal(route_engine_find("minhop")->route(sn, &o, &out, &why), 0);
+	rfx_lids_in_order(sn, 1); /* h1 2-3, s1 4, s2 5, h2 6-7 */
+	assert_int_equal(rfx_route_lmc("minhop", sn, 1, &out, &why), 0);
 	text = print_mem(sn, &out, &LFT_TEXT_DUMP_LFTS, &len);
 	assert_string_equal(
 		text,
@@ -242,7 +189,7 @@ static int read_text(const struct subnet *sn, const char *text, struct route_out
 
 static void test_read_variants(void **state)
 {
-	struct subnet *sn = read_mem(two_sw);
+	struct subnet *sn = rfx_read(two_sw);
 	struct lft_text_stats st;
 	struct route_out out;
 	struct diag d = { 0 };
@@ -267,7 +214,7 @@ static void test_read_variants(void **state)
 		"ibwarn: [123] sim_connect: attached as client 0 at node \"h1\"\n";
 
 	(void)state;
-	assign_lids(sn, 0); /* h1 1, s1 2, s2 3, h2 4 */
+	rfx_lids_in_order(sn, 0); /* h1 1, s1 2, s2 3, h2 4 */
 	assert_int_equal(read_text(sn, text, &out, &st, &d), 0);
 	diag_print(&d, stderr);
 	assert_int_equal(diag_count(&d), 0);
@@ -286,7 +233,7 @@ static void test_read_variants(void **state)
 
 static void test_read_errors(void **state)
 {
-	struct subnet *sn = read_mem(two_sw);
+	struct subnet *sn = rfx_read(two_sw);
 	struct lft_text_stats st;
 	struct route_out out;
 	struct diag d = { 0 };
@@ -309,7 +256,7 @@ static void test_read_errors(void **state)
 		"Unicast lids [0x0-0x6] of switch Lid 3 guid 0xg (s2):\n";          /* 16 */
 
 	(void)state;
-	assign_lids(sn, 0);
+	rfx_lids_in_order(sn, 0);
 	assert_int_equal(read_text(sn, text, &out, &st, &d), 0);
 	diag_print(&d, stderr);
 	assert_true(has_msg(&d, "lfts:1: ", "outside a switch table"));
@@ -350,7 +297,7 @@ static void test_read_errors(void **state)
 /* dump_fts never prints the top LID of a table whose top is a multiple of 64. */
 static void test_read_top64(void **state)
 {
-	struct subnet *sn = read_mem(two_sw);
+	struct subnet *sn = rfx_read(two_sw);
 	static const char *const text[] = {
 		"Unicast lids [0x0-0x40] of switch DR path slid 0; dlid 0; 0 guid 0x0000000000200000 (s1):\n"
 		"0x0001 001 \n1 valid lids dumped \n"
@@ -368,7 +315,7 @@ static void test_read_top64(void **state)
 	struct diag d = { 0 };
 
 	(void)state;
-	assign_lids(sn, 0);
+	rfx_lids_in_order(sn, 0);
 	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
 		assert_int_equal(read_text(sn, text[i], &out, &st, &d), 0);
 		assert_int_equal(st.unread_tables, want_tables[i]);
@@ -492,16 +439,15 @@ static void test_drop(void **state)
 /* To a port with no cable; to the switch itself (LFT port 0). */
 static void test_dead_port(void **state)
 {
-	struct subnet *sn = read_mem(two_sw);
-	struct route_opts o = { .lmc = 0 };
+	struct subnet *sn = rfx_read(two_sw);
 	struct check_report r;
 	struct route_out out;
 	struct route_why why;
 	struct diag d = { 0 };
 
 	(void)state;
-	assign_lids(sn, 0); /* h1 1, s1 2, s2 3, h2 4 */
-	assert_int_equal(route_engine_find("minhop")->route(sn, &o, &out, &why), 0);
+	rfx_lids_in_order(sn, 0); /* h1 1, s1 2, s2 3, h2 4 */
+	assert_int_equal(rfx_route_lmc("minhop", sn, 0, &out, &why), 0);
 	*entry(sn, &out, "s1", 4) = 4;
 	*entry(sn, &out, "s2", 1) = 0;
 	*entry(sn, &out, "s1", 3) = 0;
@@ -618,20 +564,19 @@ static void test_load_by_hand(void **state)
 /* Ports with a LID and no cable, and tables that belong to another model. */
 static void test_detached_and_mismatch(void **state)
 {
-	struct subnet *sn = read_mem("Switch 4 \"s1\"\n[1] \"h1\"[1]\n[2] \"h2\"[1]\n"
+	struct subnet *sn = rfx_read("Switch 4 \"s1\"\n[1] \"h1\"[1]\n[2] \"h2\"[1]\n"
 				     "Hca 2 \"h1\"\n[1] \"s1\"[1]\n"
 				     "Hca 1 \"h2\"\n[1] \"s1\"[2]\n");
-	struct subnet *other = load("ft2-k8.topo");
-	struct route_opts o = { .lmc = 0 };
+	struct subnet *other = rfx_load("ft2-k8.topo");
 	struct check_report r;
 	struct route_out out;
 	struct route_why why;
 	struct diag d = { 0 };
 
 	(void)state;
-	assign_lids(sn, 0);
+	rfx_lids_in_order(sn, 0);
 	sn->port[subnet_port_idx(sn, subnet_find_name(sn, "h1"), 2)].lid = 9;
-	assert_int_equal(route_engine_find("minhop")->route(sn, &o, &out, &why), 0);
+	assert_int_equal(rfx_route_lmc("minhop", sn, 0, &out, &why), 0);
 	check(sn, &out, &r, &d);
 	assert_int_equal(r.hosts, 2);
 	assert_int_equal(r.dest_ports, 3);

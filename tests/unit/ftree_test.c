@@ -31,9 +31,8 @@
 #include "lib/diag.h"
 #include "routing/check.h"
 #include "routing/route.h"
-#include "sm/lid.h"
 #include "sm/subnet.h"
-#include "sm/topo.h"
+#include "tests/unit/route_fixture.h"
 
 /* ---- models ---------------------------------------------------------------- */
 
@@ -220,39 +219,6 @@ static void spec_from(struct spec *s, const struct subnet *sn)
 	}
 }
 
-static struct subnet *load_path(const char *path)
-{
-	struct subnet *sn = NULL;
-	struct diag d = { 0 };
-
-	if (topo_read_file(path, &sn, &d) < 0)
-		diag_print(&d, stderr);
-	assert_non_null(sn);
-	diag_free(&d);
-	return sn;
-}
-
-static struct subnet *load(const char *name)
-{
-	const char *srcdir = getenv("srcdir");
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/tests/topologies/%s", srcdir ? srcdir : ".", name);
-	return load_path(path);
-}
-
-static struct subnet *read_mem(const char *text)
-{
-	struct subnet *sn = NULL;
-	struct diag d = { 0 };
-
-	if (topo_read_mem(text, strlen(text), "mem", &sn, &d) < 0)
-		diag_print(&d, stderr);
-	assert_non_null(sn);
-	diag_free(&d);
-	return sn;
-}
-
 /* contrib/topogen.py ARGS into a temp file, read back. */
 static struct subnet *topogen(const char *args)
 {
@@ -266,35 +232,13 @@ static struct subnet *topogen(const char *args)
 		 srcdir ? srcdir : ".", args, path);
 	if (system(cmd) != 0)
 		fail_msg("topogen failed: %s", cmd);
-	sn = load_path(path);
+	sn = rfx_load_path(path);
 	unlink(path);
 	rmdir(dir);
 	return sn;
 }
 
-static void lids(struct subnet *sn, uint8_t lmc)
-{
-	struct lid_map *m = NULL;
-	struct lid_report rep = { .msgs.limit = LID_MAX_MSGS };
-
-	assert_int_equal(lid_map_new(&m), 0);
-	assert_int_equal(lid_assign(sn, m, lmc, &rep), 0);
-	lid_report_free(&rep);
-	lid_map_free(m);
-}
-
 /* ---- judging ---------------------------------------------------------------- */
-
-static int route_with(const char *engine, const struct subnet *sn, uint8_t lmc,
-		      struct route_out *out, struct route_why *why)
-{
-	const struct route_engine *e = route_engine_find(engine);
-
-	assert_non_null(e);
-	memset(out, 0, sizeof(*out));
-	memset(why, 0, sizeof(*why));
-	return e->route(sn, &(struct route_opts){ .lmc = lmc }, out, why);
-}
 
 /* The leaf cut bound described at the top, for 2^lmc LIDs a host. */
 static uint64_t cut_bound(const struct subnet *sn, uint8_t lmc)
@@ -336,7 +280,7 @@ static struct check_report judge(const struct subnet *sn, uint8_t lmc, const cha
 	struct check_report rep;
 	struct diag d = { .limit = 5 };
 
-	assert_int_equal(route_with("ftree", sn, lmc, &out, &why), 0);
+	assert_int_equal(rfx_route_lmc("ftree", sn, lmc, &out, &why), 0);
 	assert_int_equal(check_routes(sn, &out, NULL, &rep, &d), 0);
 	if (!check_ok(&rep) || !rep.cdg_acyclic) {
 		diag_print(&d, stderr);
@@ -360,7 +304,7 @@ static void full_tree(struct subnet *sn, uint8_t lmc, const char *tag, bool two_
 {
 	struct check_report rep;
 
-	lids(sn, lmc);
+	rfx_lids(sn, lmc);
 	rep = judge(sn, lmc, tag);
 	assert_int_equal(rep.all2all.max, cut_bound(sn, lmc));
 	if (two_level)
@@ -372,7 +316,7 @@ static void test_ft2_k8(void **state)
 {
 	(void)state;
 	for (uint8_t lmc = 0; lmc <= 2; lmc++) {
-		struct subnet *sn = load("ft2-k8.topo");
+		struct subnet *sn = rfx_load("ft2-k8.topo");
 
 		full_tree(sn, lmc, "ft2-k8.topo", true);
 		subnet_free(sn);
@@ -383,7 +327,7 @@ static void test_ft3_k4(void **state)
 {
 	(void)state;
 	for (uint8_t lmc = 0; lmc <= 2; lmc++) {
-		struct subnet *sn = load("ft3-k4.topo");
+		struct subnet *sn = rfx_load("ft3-k4.topo");
 
 		full_tree(sn, lmc, "ft3-k4.topo", false);
 		subnet_free(sn);
@@ -429,7 +373,7 @@ static void test_ft2_odd(void **state)
 	(void)state;
 	build_ft2(&s, 6, 5, 3);
 	sn = spec_model(&s, 0);
-	lids(sn, 0);
+	rfx_lids(sn, 0);
 	rep = judge(sn, 0, "ft2 6 leaves x 5 hosts, 3 spines");
 	/* 5 LIDs a leaf over 3 spines: the chains rotate, so no link takes 2 of a leaf's
 	 * LIDs more than the bound needs: ceil(5 x 25 / 3) = 42 -> at most 2 x 25 = 50. */
@@ -448,12 +392,12 @@ static void degraded(struct subnet *sn, const char *tag)
 	struct diag d = { .limit = 1 };
 	uint64_t bound;
 
-	lids(sn, 0);
+	rfx_lids(sn, 0);
 	rep = judge(sn, 0, tag);
 	bound = cut_bound(sn, 0);
 	assert_true(rep.all2all.max >= bound);
 	assert_true(2 * rep.all2all.max <= 3 * bound);
-	assert_int_equal(route_with("minhop", sn, 0, &mh, &why), 0);
+	assert_int_equal(rfx_route_lmc("minhop", sn, 0, &mh, &why), 0);
 	assert_int_equal(check_routes(sn, &mh, NULL, &mrep, &d), 0);
 	printf("# %s: min-hop all-to-all max %llu (x%.3f of ideal), credit loops: %s\n", tag,
 	       (unsigned long long)mrep.all2all.max, mrep.all2all.max / mrep.all2all.ideal,
@@ -465,7 +409,7 @@ static void degraded(struct subnet *sn, const char *tag)
 
 static void test_ft2_degraded_file(void **state)
 {
-	struct subnet *sn = load("ft2-k8-degraded.topo");
+	struct subnet *sn = rfx_load("ft2-k8-degraded.topo");
 
 	(void)state;
 	degraded(sn, "ft2-k8-degraded.topo");
@@ -513,7 +457,7 @@ static void test_ft3_missing_switch(void **state)
  */
 static void test_detour(void **state)
 {
-	struct subnet *sn = read_mem("Hca 1 \"ha1\"\n[1] \"a\"[1]\n"
+	struct subnet *sn = rfx_read("Hca 1 \"ha1\"\n[1] \"a\"[1]\n"
 				     "Hca 1 \"ha2\"\n[1] \"a\"[2]\n"
 				     "Hca 1 \"hb1\"\n[1] \"b\"[1]\n"
 				     "Hca 1 \"hc1\"\n[1] \"c\"[1]\n"
@@ -526,9 +470,9 @@ static void test_detour(void **state)
 	struct route_why why;
 
 	(void)state;
-	lids(sn, 0);
+	rfx_lids(sn, 0);
 	judge(sn, 0, "two leaves without a common spine");
-	assert_int_equal(route_with("ftree", sn, 0, &out, &why), 0);
+	assert_int_equal(rfx_route_lmc("ftree", sn, 0, &out, &why), 0);
 	if (!strstr(why.msg, "detour") || !strstr(why.msg, "checked down-up turns"))
 		fail_msg("why: %s", why.msg);
 	route_out_free(&out);
@@ -545,13 +489,13 @@ static void test_refused(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		struct subnet *sn = load(files[i]);
+		struct subnet *sn = rfx_load(files[i]);
 		struct route_out out, zero;
 		struct route_why why;
 
-		lids(sn, 0);
+		rfx_lids(sn, 0);
 		memset(&zero, 0, sizeof(zero));
-		assert_int_equal(route_with("ftree", sn, 0, &out, &why), -EINVAL);
+		assert_int_equal(rfx_route_lmc("ftree", sn, 0, &out, &why), -EINVAL);
 		assert_memory_equal(&out, &zero, sizeof(out));
 		if (!strstr(why.msg, "not a fat tree: \"") || !strstr(why.msg, "level 0"))
 			fail_msg("%s: why: %s", files[i], why.msg);
@@ -563,36 +507,8 @@ static void test_refused(void **state)
 /* A port's 4 LIDs (LMC 2) leave each other leaf by 4 different uplinks. */
 static void test_lmc_spread(void **state)
 {
-	struct subnet *sn = load("ft2-k8.topo");
-	struct route_out out;
-	struct route_why why;
-	unsigned checked = 0;
-
 	(void)state;
-	lids(sn, 2);
-	assert_int_equal(route_with("ftree", sn, 2, &out, &why), 0);
-	for (uint32_t pi = 0; pi < sn->n_ports; pi++) {
-		const struct subnet_port *p = &sn->port[pi];
-		uint32_t at;
-
-		if (!p->lid || subnet_is_switch(sn, p->node))
-			continue;
-		at = sn->port[p->peer].node;
-		for (uint32_t s = 0; s < out.n_sw; s++) {
-			const uint8_t *lft = route_lft(&out, s);
-			uint32_t node = out.sw_node[s], used = 0;
-
-			if (node == at || strncmp(subnet_str(sn, sn->node[node].name), "leaf", 4))
-				continue;
-			for (uint32_t k = 0; k < 4; k++)
-				used |= 1u << lft[p->lid + k];
-			assert_int_equal(__builtin_popcount(used), 4);
-			checked++;
-		}
-	}
-	assert_int_equal(checked, 32 * 7);
-	route_out_free(&out);
-	subnet_free(sn);
+	rfx_ft2_lmc_spread("ftree", rfx_lids);
 }
 
 /* Each switch's table, by switch GUID, is the same whatever the model's node order. */
@@ -602,20 +518,11 @@ static void same_tables(const struct spec *s, uint8_t lmc, unsigned seed)
 	struct route_out oa, ob;
 	struct route_why why;
 
-	lids(a, lmc);
-	lids(b, lmc);
-	assert_int_equal(route_with("ftree", a, lmc, &oa, &why), 0);
-	assert_int_equal(route_with("ftree", b, lmc, &ob, &why), 0);
-	assert_int_equal(oa.n_sw, ob.n_sw);
-	assert_int_equal(oa.max_lid, ob.max_lid);
-	for (uint32_t i = 0; i < oa.n_sw; i++) {
-		uint64_t g = a->node[oa.sw_node[i]].guid;
-		uint32_t nb = subnet_find_guid(b, g);
-
-		assert_int_not_equal(nb, SUBNET_NONE);
-		assert_memory_equal(route_lft(&oa, i), route_lft(&ob, ob.sw_index[nb]),
-				    (size_t)oa.max_lid + 1);
-	}
+	rfx_lids(a, lmc);
+	rfx_lids(b, lmc);
+	assert_int_equal(rfx_route_lmc("ftree", a, lmc, &oa, &why), 0);
+	assert_int_equal(rfx_route_lmc("ftree", b, lmc, &ob, &why), 0);
+	rfx_same_rows(a, &oa, b, &ob);
 	assert_int_not_equal(a->node[0].guid, b->node[0].guid); /* really shuffled */
 	route_out_free(&oa);
 	route_out_free(&ob);
@@ -638,8 +545,8 @@ static void test_node_order(void **state)
 	same_tables(&cut, 0, 7);
 	/* With detours (their path search breaks ties too). */
 	sn = topogen("fattree3 -k 8 --degrade 0.2 --keep-connected --seed 2");
-	lids(sn, 0);
-	assert_int_equal(route_with("ftree", sn, 0, &out, &why), 0);
+	rfx_lids(sn, 0);
+	assert_int_equal(rfx_route_lmc("ftree", sn, 0, &out, &why), 0);
 	if (!strstr(why.msg, "detour"))
 		fail_msg("no detour: %s", why.msg);
 	route_out_free(&out);
@@ -654,14 +561,14 @@ static void test_node_order(void **state)
 
 static void test_deterministic(void **state)
 {
-	struct subnet *sn = load("ft2-k8-degraded.topo");
+	struct subnet *sn = rfx_load("ft2-k8-degraded.topo");
 	struct route_out a, b;
 	struct route_why why;
 
 	(void)state;
-	lids(sn, 1);
-	assert_int_equal(route_with("ftree", sn, 1, &a, &why), 0);
-	assert_int_equal(route_with("ftree", sn, 1, &b, &why), 0);
+	rfx_lids(sn, 1);
+	assert_int_equal(rfx_route_lmc("ftree", sn, 1, &a, &why), 0);
+	assert_int_equal(rfx_route_lmc("ftree", sn, 1, &b, &why), 0);
 	assert_memory_equal(a.lft, b.lft, (size_t)a.n_sw * (a.max_lid + 1));
 	route_out_free(&a);
 	route_out_free(&b);
@@ -671,7 +578,7 @@ static void test_deterministic(void **state)
 /* Two trees side by side: each routed, the other's LIDs counted unreachable. */
 static void test_in_pieces(void **state)
 {
-	struct subnet *sn = read_mem("Hca 1 \"h1\"\n[1] \"l1\"[1]\n"
+	struct subnet *sn = rfx_read("Hca 1 \"h1\"\n[1] \"l1\"[1]\n"
 				     "Hca 1 \"h2\"\n[1] \"l2\"[1]\n"
 				     "Switch 4 \"l1\"\n[1] \"h1\"[1]\n"
 				     "Switch 4 \"l2\"\n[1] \"h2\"[1]\n");
@@ -679,8 +586,8 @@ static void test_in_pieces(void **state)
 	struct route_why why;
 
 	(void)state;
-	lids(sn, 0);
-	assert_int_equal(route_with("ftree", sn, 0, &out, &why), 0);
+	rfx_lids(sn, 0);
+	assert_int_equal(rfx_route_lmc("ftree", sn, 0, &out, &why), 0);
 	assert_int_equal(out.stats.unreach_lids, 4);
 	assert_int_equal(out.stats.unreach, 4);
 	assert_non_null(strstr(why.msg, "in pieces"));
@@ -690,21 +597,21 @@ static void test_in_pieces(void **state)
 
 static void test_messages(void **state)
 {
-	struct subnet *sn = load("single-switch.topo");
+	struct subnet *sn = rfx_load("single-switch.topo");
 	struct route_out out;
 	struct route_why why;
 
 	(void)state;
-	assert_int_equal(route_with("ftree", sn, 0, &out, &why), -EINVAL);
+	assert_int_equal(rfx_route_lmc("ftree", sn, 0, &out, &why), -EINVAL);
 	assert_non_null(strstr(why.msg, "no port has a LID"));
-	lids(sn, 0);
-	assert_int_equal(route_with("ftree", sn, 0, &out, &why), 0);
+	rfx_lids(sn, 0);
+	assert_int_equal(rfx_route_lmc("ftree", sn, 0, &out, &why), 0);
 	assert_non_null(strstr(why.msg, "routed 3 LIDs on 1 switches as a fat tree of 1 level"));
 	route_out_free(&out);
 	subnet_free(sn);
-	sn = load("ft3-k4.topo");
-	lids(sn, 0);
-	assert_int_equal(route_with("ftree", sn, 0, &out, &why), 0);
+	sn = rfx_load("ft3-k4.topo");
+	rfx_lids(sn, 0);
+	assert_int_equal(rfx_route_lmc("ftree", sn, 0, &out, &why), 0);
 	assert_non_null(strstr(why.msg, "as a fat tree of 3 levels"));
 	route_out_free(&out);
 	subnet_free(sn);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for routing/: the engine registry, the min-hop engine and the
- * file engine. The
- * engine's tables are judged by an independent walker: from every switch (so
- * from every CA, whose first hop is its switch) to every LID, follow the
- * LFTs hop by hop and require arrival at the LID's port, no drop, no loop,
- * and exactly as many hops as this file's own BFS says is shortest.
+ * file engine. The engine's tables are judged by an independent walker
+ * (route_fixture.c): from every switch (so from every CA, whose first hop
+ * is its switch) to every LID, follow the LFTs hop by hop and require
+ * arrival at the LID's port, no drop, no loop, and exactly as many hops as
+ * the fixture's own BFS says is shortest.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -19,70 +19,15 @@
 
 #include <cmocka.h>
 
-#include "lib/diag.h"
 #include "routing/lft_text.h"
 #include "routing/route.h"
 #include "sm/subnet.h"
-#include "sm/topo.h"
-
-#define INF UINT32_MAX
-
-/*
- * LIDs the simplest way (a stand-in for the LID manager): node order, switch
- * port 0 and linked CA ports take the next free LID; CA ports get LMC lmc and a
- * base aligned to 2^lmc, switches LMC 0 (enhanced port 0 has no LMC).
- */
-static void assign_lids(struct subnet *sn, uint8_t lmc)
-{
-	uint32_t next = 1;
-
-	for (uint32_t n = 0; n < sn->n_nodes; n++) {
-		bool sw = subnet_is_switch(sn, n);
-
-		for (unsigned p = sw ? 0 : 1; p <= (sw ? 0u : sn->node[n].nports); p++) {
-			struct subnet_port *pt = &sn->port[subnet_port_idx(sn, n, p)];
-			uint32_t step = sw ? 1 : 1u << lmc;
-
-			if (!sw && pt->peer == SUBNET_NONE)
-				continue; /* a port that is down gets no LID */
-			next = (next + step - 1) & ~(step - 1);
-			pt->lid = (uint16_t)next;
-			pt->lmc = sw ? 0 : lmc;
-			next += step;
-		}
-	}
-}
-
-static struct subnet *load_path(const char *path)
-{
-	struct subnet *sn = NULL;
-	struct diag d = { 0 };
-
-	if (topo_read_file(path, &sn, &d) < 0)
-		diag_print(&d, stderr);
-	assert_non_null(sn);
-	diag_free(&d);
-	return sn;
-}
-
-static struct subnet *load(const char *name)
-{
-	const char *srcdir = getenv("srcdir");
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/tests/topologies/%s", srcdir ? srcdir : ".", name);
-	return load_path(path);
-}
+#include "tests/unit/route_fixture.h"
 
 static void route(const struct subnet *sn, uint8_t lmc, struct route_out *out,
 		  struct route_why *why)
 {
-	const struct route_engine *e = route_engine_find("minhop");
-	struct route_opts o = { .lmc = lmc };
-
-	assert_non_null(e);
-	memset(out, 0, sizeof(*out));
-	assert_int_equal(e->route(sn, &o, out, why), 0);
+	assert_int_equal(rfx_route_lmc("minhop", sn, lmc, out, why), 0);
 }
 
 /* The walker's own view of a LID-bearing port. */
@@ -93,74 +38,6 @@ static bool has_lids(const struct subnet *sn, uint32_t pi)
 	return p->lid && (subnet_is_switch(sn, p->node) ? p->num == 0 : p->num != 0);
 }
 
-/* The switch node where port pi's traffic leaves the fabric, or SUBNET_NONE. */
-static uint32_t attach_node(const struct subnet *sn, uint32_t pi)
-{
-	const struct subnet_port *p = &sn->port[pi];
-
-	if (subnet_is_switch(sn, p->node))
-		return p->node;
-	if (p->peer == SUBNET_NONE || !subnet_is_switch(sn, sn->port[p->peer].node))
-		return SUBNET_NONE;
-	return sn->port[p->peer].node;
-}
-
-/* Hops over switch-to-switch links from every node to switch node dst. */
-static void node_bfs(const struct subnet *sn, uint32_t dst, uint32_t *dist, uint32_t *q)
-{
-	uint32_t h = 0, t = 0;
-
-	for (uint32_t i = 0; i < sn->n_nodes; i++)
-		dist[i] = INF;
-	dist[dst] = 0;
-	q[t++] = dst;
-	while (h < t) {
-		uint32_t n = q[h++];
-
-		for (unsigned p = 1; p <= sn->node[n].nports; p++) {
-			uint32_t peer = sn->port[subnet_port_idx(sn, n, p)].peer;
-			uint32_t m;
-
-			if (peer == SUBNET_NONE)
-				continue;
-			m = sn->port[peer].node;
-			if (!subnet_is_switch(sn, m) || dist[m] != INF)
-				continue;
-			dist[m] = dist[n] + 1;
-			q[t++] = m;
-		}
-	}
-}
-
-/* Follow lid from switch node src; returns the hop count. */
-static uint32_t walk(const struct subnet *sn, const struct route_out *out, uint32_t src,
-		     uint32_t lid, uint32_t dport)
-{
-	uint32_t cur = src, hops = 0;
-
-	for (;;) {
-		uint8_t e = route_lft(out, out->sw_index[cur])[lid];
-		uint32_t peer;
-
-		if (e == ROUTE_DROP)
-			fail_msg("LID %u dropped at \"%s\"", lid, subnet_str(sn, sn->node[cur].name));
-		if (e == 0) {
-			assert_int_equal(subnet_port_idx(sn, cur, 0), dport);
-			return hops;
-		}
-		assert_true(e <= sn->node[cur].nports);
-		peer = sn->port[subnet_port_idx(sn, cur, e)].peer;
-		assert_int_not_equal(peer, SUBNET_NONE);
-		if (!subnet_is_switch(sn, sn->port[peer].node)) {
-			assert_int_equal(peer, dport);
-			return hops;
-		}
-		cur = sn->port[peer].node;
-		if (++hops > out->n_sw)
-			fail_msg("LID %u loops from \"%s\"", lid, subnet_str(sn, sn->node[src].name));
-	}
-}
-
 /*
  * Every (switch, LID) pair: reachable ones arrive in the fewest hops,
  * unreachable ones and LIDs nobody holds are ROUTE_DROP. Returns the number
@@ -169,12 +46,10 @@ static uint32_t walk(const struct subnet *sn, const struct route_out *out, uint3
 static uint64_t check_all(const struct subnet *sn, const struct route_out *out)
 {
 	uint32_t *dist = calloc(sn->n_nodes, sizeof(*dist));
-	uint32_t *q = calloc(sn->n_nodes, sizeof(*q));
 	uint8_t *held = calloc((size_t)out->max_lid + 1, 1);
 	uint64_t walked = 0;
 
 	assert_non_null(dist);
-	assert_non_null(q);
 	assert_non_null(held);
 	for (uint32_t pi = 0; pi < sn->n_ports; pi++) {
 		const struct subnet_port *p = &sn->port[pi];
@@ -182,20 +57,22 @@ static uint64_t check_all(const struct subnet *sn, const struct route_out *out)
 
 		if (!has_lids(sn, pi))
 			continue;
-		at = attach_node(sn, pi);
+		at = rfx_attach(sn, pi);
 		if (at != SUBNET_NONE)
-			node_bfs(sn, at, dist, q);
+			rfx_bfs(sn, &at, 1, dist);
 		for (uint32_t lid = p->lid; lid < p->lid + (1u << p->lmc); lid++) {
 			assert_true(lid <= out->max_lid);
 			held[lid] = 1;
 			for (uint32_t s = 0; s < out->n_sw; s++) {
-				uint32_t node = out->sw_node[s];
+				uint32_t node = out->sw_node[s], end;
 
-				if (at == SUBNET_NONE || dist[node] == INF) {
+				if (at == SUBNET_NONE || dist[node] == RFX_INF) {
 					assert_int_equal(route_lft(out, s)[lid], ROUTE_DROP);
 					continue;
 				}
-				assert_int_equal(walk(sn, out, node, lid, pi), dist[node]);
+				assert_int_equal(rfx_walk(sn, out, node, lid, NULL, NULL, &end),
+						 dist[node]);
+				assert_int_equal(end, pi);
 				walked++;
 			}
 		}
@@ -204,7 +81,6 @@ static uint64_t check_all(const struct subnet *sn, const struct route_out *out)
 		for (uint32_t s = 0; s < out->n_sw && !held[lid]; s++)
 			assert_int_equal(route_lft(out, s)[lid], ROUTE_DROP);
 	free(dist);
-	free(q);
 	free(held);
 	return walked;
 }
@@ -214,7 +90,7 @@ static void check_fabric(struct subnet *sn, uint8_t lmc)
 	struct route_out out;
 	struct route_why why = { { 0 } };
 
-	assign_lids(sn, lmc);
+	rfx_lids_in_order(sn, lmc);
 	route(sn, lmc, &out, &why);
 	assert_int_equal(out.stats.unreach, 0);
 	assert_int_equal(out.stats.unreach_lids, 0);
@@ -227,7 +103,7 @@ static void check_fabric(struct subnet *sn, uint8_t lmc)
 static void check_file(const char *name)
 {
 	for (uint8_t lmc = 0; lmc <= 2; lmc += 2) {
-		struct subnet *sn = load(name);
+		struct subnet *sn = rfx_load(name);
 
 		check_fabric(sn, lmc);
 		subnet_free(sn);
@@ -291,23 +167,11 @@ static void test_ibsim_example(void **state)
 	if (access(path, R_OK))
 		skip();
 	for (uint8_t lmc = 0; lmc <= 2; lmc += 2) {
-		struct subnet *sn = load_path(path);
+		struct subnet *sn = rfx_load_path(path);
 
 		check_fabric(sn, lmc);
 		subnet_free(sn);
 	}
-}
-
-/* Does switch node s have a CA on some port (a leaf)? */
-static bool is_leaf(const struct subnet *sn, uint32_t s)
-{
-	for (unsigned p = 1; p <= sn->node[s].nports; p++) {
-		uint32_t peer = sn->port[subnet_port_idx(sn, s, p)].peer;
-
-		if (peer != SUBNET_NONE && !subnet_is_switch(sn, sn->port[peer].node))
-			return true;
-	}
-	return false;
 }
 
 /* On ft2-k8 every leaf's uplinks carry the same number of routes, +-1. */
@@ -315,17 +179,17 @@ static void test_ft2_balance(void **state)
 {
 	(void)state;
 	for (uint8_t lmc = 0; lmc <= 2; lmc += 2) {
-		struct subnet *sn = load("ft2-k8.topo");
+		struct subnet *sn = rfx_load("ft2-k8.topo");
 		struct route_out out;
 		unsigned leaves = 0;
 
-		assign_lids(sn, lmc);
+		rfx_lids_in_order(sn, lmc);
 		route(sn, lmc, &out, NULL);
 		for (uint32_t s = 0; s < out.n_sw; s++) {
 			uint32_t node = out.sw_node[s], cnt[256] = { 0 }, lo = UINT32_MAX, hi = 0;
 			const uint8_t *lft = route_lft(&out, s);
 
-			if (!is_leaf(sn, node))
+			if (!rfx_has_ca(sn, node))
 				continue;
 			leaves++;
 			for (uint32_t lid = 0; lid <= out.max_lid; lid++)
@@ -350,43 +214,18 @@ static void test_ft2_balance(void **state)
 /* LMC 2: the 4 LIDs of a remote host leave a leaf by 4 different uplinks. */
 static void test_lmc_spread(void **state)
 {
-	struct subnet *sn = load("ft2-k8.topo");
-	struct route_out out;
-	unsigned checked = 0;
-
 	(void)state;
-	assign_lids(sn, 2);
-	route(sn, 2, &out, NULL);
-	for (uint32_t pi = 0; pi < sn->n_ports; pi++) {
-		const struct subnet_port *p = &sn->port[pi];
-
-		if (!has_lids(sn, pi) || subnet_is_switch(sn, p->node))
-			continue;
-		for (uint32_t s = 0; s < out.n_sw; s++) {
-			const uint8_t *lft = route_lft(&out, s);
-			uint32_t used = 0;
-
-			if (!is_leaf(sn, out.sw_node[s]) || out.sw_node[s] == attach_node(sn, pi))
-				continue;
-			for (uint32_t k = 0; k < 4; k++)
-				used |= 1u << lft[p->lid + k];
-			assert_int_equal(__builtin_popcount(used), 4);
-			checked++;
-		}
-	}
-	assert_int_equal(checked, 32 * 7);
-	route_out_free(&out);
-	subnet_free(sn);
+	rfx_ft2_lmc_spread("minhop", rfx_lids_in_order);
 }
 
 /* Parallel links are all candidates: routes between the two switches use every one. */
 static void test_parallel_links_used(void **state)
 {
-	struct subnet *sn = load("parallel.topo");
+	struct subnet *sn = rfx_load("parallel.topo");
 	struct route_out out;
 
 	(void)state;
-	assign_lids(sn, 0);
+	rfx_lids_in_order(sn, 0);
 	route(sn, 0, &out, NULL);
 	assert_int_equal(out.n_sw, 2);
 	for (uint32_t s = 0; s < 2; s++) {
@@ -418,11 +257,11 @@ static void test_parallel_links_used(void **state)
 
 static void test_deterministic(void **state)
 {
-	struct subnet *sn = load("ft3-k4.topo");
+	struct subnet *sn = rfx_load("ft3-k4.topo");
 	struct route_out a, b;
 
 	(void)state;
-	assign_lids(sn, 2);
+	rfx_lids_in_order(sn, 2);
 	route(sn, 2, &a, NULL);
 	route(sn, 2, &b, NULL);
 	assert_int_equal(a.n_sw, b.n_sw);
@@ -433,22 +272,10 @@ static void test_deterministic(void **state)
 	subnet_free(sn);
 }
 
-static struct subnet *read_mem(const char *text)
-{
-	struct subnet *sn = NULL;
-	struct diag d = { 0 };
-
-	if (topo_read_mem(text, strlen(text), "mem", &sn, &d) < 0)
-		diag_print(&d, stderr);
-	assert_non_null(sn);
-	diag_free(&d);
-	return sn;
-}
-
 /* Two pieces: each switch reaches only its own half; counted, not an error. */
 static void test_disconnected(void **state)
 {
-	struct subnet *sn = read_mem("Switch 4 \"s1\"\n[1] \"h1\"[1]\n"
+	struct subnet *sn = rfx_read("Switch 4 \"s1\"\n[1] \"h1\"[1]\n"
 				     "Switch 4 \"s2\"\n[1] \"h2\"[1]\n"
 				     "Hca 2 \"h1\"\n[1] \"s1\"[1]\n"
 				     "Hca 1 \"h2\"\n[1] \"s2\"[1]\n");
@@ -456,7 +283,7 @@ static void test_disconnected(void **state)
 	struct route_out out;
 
 	(void)state;
-	assign_lids(sn, 0);
+	rfx_lids_in_order(sn, 0);
 	/* h1's port 2 has a LID but no link: no switch reaches it. */
 	sn->port[subnet_port_idx(sn, subnet_find_name(sn, "h1"), 2)].lid = 9;
 	route(sn, 0, &out, &why);
@@ -473,14 +300,11 @@ static void test_disconnected(void **state)
 /* A model the engine cannot route: -EINVAL, a reason, and *out untouched. */
 static void route_bad(struct subnet *sn, uint8_t lmc, const char *want)
 {
-	const struct route_engine *e = route_engine_find("minhop");
-	struct route_opts o = { .lmc = lmc };
-	struct route_why why = { { 0 } };
+	struct route_why why;
 	struct route_out out, zero;
 
-	memset(&out, 0, sizeof(out));
 	memset(&zero, 0, sizeof(zero));
-	assert_int_equal(e->route(sn, &o, &out, &why), -EINVAL);
+	assert_int_equal(rfx_route_lmc("minhop", sn, lmc, &out, &why), -EINVAL);
 	assert_memory_equal(&out, &zero, sizeof(out));
 	if (!strstr(why.msg, want))
 		fail_msg("why: \"%s\", want \"%s\"", why.msg, want);
@@ -488,12 +312,12 @@ static void route_bad(struct subnet *sn, uint8_t lmc, const char *want)
 
 static void test_refused(void **state)
 {
-	struct subnet *sn = load("single-switch.topo");
+	struct subnet *sn = rfx_load("single-switch.topo");
 	struct subnet_port *sw0 = NULL, *ca = NULL;
 
 	(void)state;
 	route_bad(sn, 0, "no port has a LID");
-	assign_lids(sn, 0);
+	rfx_lids_in_order(sn, 0);
 	for (uint32_t i = 0; i < sn->n_ports; i++) {
 		if (!has_lids(sn, i))
 			continue;
@@ -524,7 +348,7 @@ static void test_refused(void **state)
 static void test_file_engine(void **state)
 {
 	const struct route_engine *file = route_engine_find("file");
-	struct subnet *sn = load("ft2-k8.topo");
+	struct subnet *sn = rfx_load("ft2-k8.topo");
 	struct lft_text_opts po = LFT_TEXT_DUMP_LFTS;
 	struct route_why why = { { 0 } };
 	struct route_out a, b;
@@ -535,7 +359,7 @@ static void test_file_engine(void **state)
 
 	(void)state;
 	assert_non_null(file);
-	assign_lids(sn, 0);
+	rfx_lids_in_order(sn, 0);
 	route(sn, 0, &a, NULL);
 	f = open_memstream(&text, &len);
 	assert_non_null(f);

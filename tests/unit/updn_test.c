@@ -16,91 +16,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "lib/cleanup.h"
-#include "lib/diag.h"
 #include "routing/check.h"
 #include "routing/route.h"
-#include "sm/lid.h"
 #include "sm/subnet.h"
-#include "sm/topo.h"
-
-static char *topo_path(const char *name)
-{
-	const char *srcdir = getenv("srcdir");
-	static char path[4096];
-
-	snprintf(path, sizeof(path), "%s/tests/topologies/%s", srcdir ? srcdir : ".", name);
-	return path;
-}
-
-static struct subnet *read_mem(const char *text, size_t len)
-{
-	struct subnet *sn = NULL;
-	struct diag d = { 0 };
-
-	if (topo_read_mem(text, len, "mem", &sn, &d) < 0)
-		diag_print(&d, stderr);
-	diag_free(&d);
-	assert_non_null(sn);
-	return sn;
-}
-
-static struct subnet *load(const char *name)
-{
-	struct subnet *sn = NULL;
-	struct diag d = { 0 };
-
-	if (topo_read_file(topo_path(name), &sn, &d) < 0)
-		diag_print(&d, stderr);
-	diag_free(&d);
-	assert_non_null(sn);
-	return sn;
-}
-
-/* LIDs as loomd gives them: the LID manager, a fresh map, GUID order. */
-static void give_lids(struct subnet *sn, uint8_t lmc)
-{
-	struct lid_map *m = NULL;
-	struct lid_report rep = { .msgs.limit = LID_MAX_MSGS };
-
-	assert_int_equal(lid_map_new(&m), 0);
-	assert_int_equal(lid_assign(sn, m, lmc, &rep), 0);
-	lid_report_free(&rep);
-	lid_map_free(m);
-}
+#include "tests/unit/route_fixture.h"
 
 static int run(const char *engine, const struct subnet *sn, uint8_t lmc, const uint64_t *roots,
 	       uint32_t n_roots, struct route_out *out, struct route_why *why)
 {
-	const struct route_engine *e = route_engine_find(engine);
 	struct route_opts o = { .lmc = lmc, .roots = roots, .n_roots = n_roots };
 
-	assert_non_null(e);
-	memset(out, 0, sizeof(*out));
-	memset(why, 0, sizeof(*why));
-	return e->route(sn, &o, out, why);
-}
-
-/* The checker's verdict; its messages on stderr if loud and something is wrong. */
-static void judge_as(const struct subnet *sn, const struct route_out *out,
-		     struct check_report *rep, bool loud)
-{
-	struct check_opts co = { 0 };
-	struct diag d = { .limit = 20 };
-
-	assert_int_equal(check_routes(sn, out, &co, rep, &d), 0);
-	if (loud && (!check_ok(rep) || !rep->cdg_acyclic))
-		diag_print(&d, stderr);
-	diag_free(&d);
-}
-
-static void judge(const struct subnet *sn, const struct route_out *out, struct check_report *rep)
-{
-	judge_as(sn, out, rep, true);
+	return rfx_route(engine, sn, &o, out, why);
 }
 
 /* updn on sn: every pair, no loop, every switch LID, no credit loop. */
@@ -110,9 +40,9 @@ static void updn_clean(const char *tag, struct subnet *sn, uint8_t lmc)
 	struct route_why why;
 	struct check_report rep;
 
-	give_lids(sn, lmc);
+	rfx_lids(sn, lmc);
 	assert_int_equal(run("updn", sn, lmc, NULL, 0, &out, &why), 0);
-	judge(sn, &out, &rep);
+	rfx_judge(sn, &out, &rep, true);
 	if (!check_ok(&rep) || !rep.cdg_acyclic || out.stats.unreach)
 		fail_msg("%s lmc %u: unreachable %llu, loops %llu, switch LIDs bad %llu, "
 			 "acyclic %d; why: %s", tag, lmc, (unsigned long long)rep.unreachable,
@@ -139,7 +69,7 @@ static void test_every_topology(void **state)
 	struct dirent *de;
 
 	(void)state;
-	dir = opendir(topo_path(""));
+	dir = opendir(rfx_topo_path(""));
 	assert_non_null(dir);
 	while ((de = readdir(dir)) && n < 64) {
 		size_t len = strlen(de->d_name);
@@ -154,7 +84,7 @@ static void test_every_topology(void **state)
 	assert_true(n >= 11);
 	for (size_t i = 0; i < n; i++) {
 		for (uint8_t lmc = 0; lmc <= 1; lmc++) {
-			struct subnet *sn = load(names[i]);
+			struct subnet *sn = rfx_load(names[i]);
 
 			updn_clean(names[i], sn, lmc);
 			subnet_free(sn);
@@ -170,19 +100,19 @@ static void test_minhop_torus_has_credit_loops(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < 2; i++) {
-		struct subnet *sn = load(tori[i]);
+		struct subnet *sn = rfx_load(tori[i]);
 		struct route_out out;
 		struct route_why why;
 		struct check_report rep;
 
-		give_lids(sn, 0);
+		rfx_lids(sn, 0);
 		assert_int_equal(run("minhop", sn, 0, NULL, 0, &out, &why), 0);
-		judge_as(sn, &out, &rep, false);
+		rfx_judge(sn, &out, &rep, false);
 		assert_true(check_ok(&rep));
 		assert_false(rep.cdg_acyclic);
 		route_out_free(&out);
 		assert_int_equal(run("updn", sn, 0, NULL, 0, &out, &why), 0);
-		judge(sn, &out, &rep);
+		rfx_judge(sn, &out, &rep, true);
 		assert_true(check_ok(&rep));
 		assert_true(rep.cdg_acyclic);
 		route_out_free(&out);
@@ -215,7 +145,7 @@ static uint32_t guids_named(const struct subnet *sn, const char *prefix, uint64_
  */
 static void fat_tree_roots(const char *file, const char *top, uint32_t want)
 {
-	struct subnet *sn = load(file);
+	struct subnet *sn = rfx_load(file);
 	struct route_out a, b;
 	struct route_why why;
 	struct check_report rep;
@@ -224,7 +154,7 @@ static void fat_tree_roots(const char *file, const char *top, uint32_t want)
 	char says[64];
 
 	assert_int_equal(n, want);
-	give_lids(sn, 0);
+	rfx_lids(sn, 0);
 	assert_int_equal(run("updn", sn, 0, NULL, 0, &a, &why), 0);
 	snprintf(says, sizeof(says), "roots: %u found", want);
 	if (!strstr(why.msg, says))
@@ -237,10 +167,10 @@ static void fat_tree_roots(const char *file, const char *top, uint32_t want)
 	assert_int_equal(guids_named(sn, "leaf001", g) + guids_named(sn, "p01leaf01", g), 1);
 	assert_int_equal(run("updn", sn, 0, g, 1, &b, &why), 0);
 	assert_false(same_tables(&a, &b));
-	judge(sn, &b, &rep);
+	rfx_judge(sn, &b, &rep, true);
 	assert_true(check_ok(&rep) && rep.cdg_acyclic); /* any root is deadlock-free */
 	/* Every route is a shortest one on a fat tree with its top as roots. */
-	judge(sn, &a, &rep);
+	rfx_judge(sn, &a, &rep, true);
 	assert_int_equal(rep.extra_max, 0);
 	route_out_free(&a);
 	route_out_free(&b);
@@ -255,48 +185,6 @@ static void test_fat_tree_roots(void **state)
 	fat_tree_roots("ft2-k8-degraded.topo", "spine", 4);
 }
 
-/* The same fabric with its node blocks in reverse order (GUIDs are explicit). */
-static char *reversed(const char *file, size_t *len)
-{
-	FILE *f = fopen(topo_path(file), "r");
-	char *text = NULL, *out, *blk[4096] = { NULL };
-	size_t cap = 0, n = 0, k = 0;
-	ssize_t got;
-
-	assert_non_null(f);
-	got = getdelim(&text, &cap, '\0', f);
-	fclose(f);
-	assert_true(got > 0);
-	out = calloc((size_t)got + 8, 1);
-	assert_non_null(out);
-	/* Paragraphs split at blank lines; the first (comments) stays first. */
-	for (char *p = text, *q; p && *p && n < 4096; p = q) {
-		q = strstr(p, "\n\n");
-		if (q) {
-			q[1] = '\0';
-			q += 2;
-		}
-		blk[n++] = p;
-	}
-	assert_true(n > 4);
-	k += (size_t)sprintf(out + k, "%s\n", blk[0] ? blk[0] : "");
-	for (size_t i = n; i-- > 1;)
-		k += (size_t)sprintf(out + k, "%s%s\n", blk[i],
-				     blk[i][strlen(blk[i]) - 1] == '\n' ? "" : "\n");
-	free(text);
-	*len = k;
-	return out;
-}
-
-/* The row of the switch with NodeGUID guid. */
-static const uint8_t *row_of(const struct subnet *sn, const struct route_out *out, uint64_t guid)
-{
-	uint32_t node = subnet_find_guid(sn, guid);
-
-	assert_int_not_equal(node, SUBNET_NONE);
-	return route_lft(out, out->sw_index[node]);
-}
-
 /* Nothing depends on the model's node order: switch by switch, equal tables. */
 static void test_node_order(void **state)
 {
@@ -305,26 +193,18 @@ static void test_node_order(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		size_t len;
-		char *text = reversed(files[i], &len);
-		struct subnet *a = load(files[i]), *b = read_mem(text, len);
+		char *text = rfx_reversed(files[i]);
+		struct subnet *a = rfx_load(files[i]), *b = rfx_read(text);
 		struct route_out ra, rb;
 		struct route_why why;
 		uint32_t first_a = SUBNET_NONE, first_b = SUBNET_NONE;
 
 		for (uint8_t lmc = 0; lmc <= 2; lmc += 2) {
-			give_lids(a, lmc);
-			give_lids(b, lmc);
+			rfx_lids(a, lmc);
+			rfx_lids(b, lmc);
 			assert_int_equal(run("updn", a, lmc, NULL, 0, &ra, &why), 0);
 			assert_int_equal(run("updn", b, lmc, NULL, 0, &rb, &why), 0);
-			assert_int_equal(ra.n_sw, rb.n_sw);
-			assert_int_equal(ra.max_lid, rb.max_lid);
-			for (uint32_t s = 0; s < ra.n_sw; s++) {
-				uint64_t g = a->node[ra.sw_node[s]].guid;
-
-				assert_memory_equal(route_lft(&ra, s), row_of(b, &rb, g),
-						    (size_t)ra.max_lid + 1);
-			}
+			rfx_same_rows(a, &ra, b, &rb);
 			route_out_free(&ra);
 			route_out_free(&rb);
 		}
@@ -342,43 +222,50 @@ static void test_node_order(void **state)
 	}
 }
 
+/* The test's own up/down judge, one route at a time. */
+struct updown {
+	const struct subnet *sn;
+	const uint32_t *rank;
+	bool down, bad;
+};
+
+/* A hop goes up when it reaches a switch of lower (rank, GUID); up after down is illegal. */
+static bool updown_hop(void *ctx, uint32_t cur, uint32_t next)
+{
+	struct updown *u = ctx;
+	const struct subnet *sn = u->sn;
+	bool up = u->rank[next] != u->rank[cur] ? u->rank[next] < u->rank[cur] :
+		  sn->node[next].guid < sn->node[cur].guid;
+
+	if (up && u->down) {
+		u->bad = true;
+		return false;
+	}
+	u->down = !up;
+	return true;
+}
+
 /*
- * The test's own up/down judge: ranks by BFS from the given roots, a hop
- * goes up when it reaches a switch of lower (rank, GUID). Walks every host
- * to every host LID and counts the routes that go up after going down.
+ * Ranks by BFS from the given roots; walks every host to every host LID and
+ * counts the routes that go up after going down.
  */
 static uint64_t illegal_routes(const struct subnet *sn, const struct route_out *out,
 			       const uint64_t *roots, uint32_t n_roots)
 {
-	uint32_t *rank = malloc(sn->n_nodes * sizeof(*rank)), *q = malloc(sn->n_nodes * 4);
-	uint32_t h = 0, t = 0;
+	uint32_t *rank = malloc(sn->n_nodes * sizeof(*rank));
+	uint32_t *from = malloc(sn->n_nodes * sizeof(*from));
+	uint32_t n_from = 0;
 	uint64_t bad = 0, walked = 0;
 
 	assert_non_null(rank);
-	assert_non_null(q);
-	for (uint32_t i = 0; i < sn->n_nodes; i++) {
-		rank[i] = UINT32_MAX;
-		for (uint32_t r = 0; r < n_roots; r++)
-			if (subnet_is_switch(sn, i) && sn->node[i].guid == roots[r]) {
-				rank[i] = 0;
-				q[t++] = i;
+	assert_non_null(from);
+	for (uint32_t i = 0; i < sn->n_nodes; i++)
+		for (uint32_t r = 0; r < n_roots && subnet_is_switch(sn, i); r++)
+			if (sn->node[i].guid == roots[r]) {
+				from[n_from++] = i;
+				break;
 			}
-	}
-	while (h < t) {
-		uint32_t n = q[h++];
-
-		for (unsigned p = 1; p <= sn->node[n].nports; p++) {
-			uint32_t peer = sn->port[subnet_port_idx(sn, n, p)].peer, m;
-
-			if (peer == SUBNET_NONE)
-				continue;
-			m = sn->port[peer].node;
-			if (subnet_is_switch(sn, m) && rank[m] == UINT32_MAX) {
-				rank[m] = rank[n] + 1;
-				q[t++] = m;
-			}
-		}
-	}
+	rfx_bfs(sn, from, n_from, rank);
 	for (uint32_t src = 0; src < sn->n_ports; src++) {
 		const struct subnet_port *s = &sn->port[src];
 
@@ -386,37 +273,20 @@ static uint64_t illegal_routes(const struct subnet *sn, const struct route_out *
 			continue;
 		for (uint32_t dst = 0; dst < sn->n_ports; dst++) {
 			const struct subnet_port *d = &sn->port[dst];
-			uint32_t cur = sn->port[s->peer].node, hops = 0;
-			bool down = false;
+			struct updown u = { .sn = sn, .rank = rank };
+			uint32_t end;
 
 			if (dst == src || !d->lid || subnet_is_switch(sn, d->node))
 				continue;
 			walked++;
-			for (;;) {
-				uint8_t e = route_lft(out, out->sw_index[cur])[d->lid];
-				uint32_t peer, nxt;
-				bool up;
-
-				assert_true(e != ROUTE_DROP && e != 0 && e <= sn->node[cur].nports);
-				peer = sn->port[subnet_port_idx(sn, cur, e)].peer;
-				nxt = sn->port[peer].node;
-				if (!subnet_is_switch(sn, nxt))
-					break;
-				up = rank[nxt] != rank[cur] ? rank[nxt] < rank[cur] :
-				     sn->node[nxt].guid < sn->node[cur].guid;
-				if (up && down) {
-					bad++;
-					break;
-				}
-				down = !up;
-				cur = nxt;
-				assert_true(++hops < sn->n_nodes);
-			}
+			rfx_walk(sn, out, sn->port[s->peer].node, d->lid, updown_hop, &u, &end);
+			assert_true(u.bad || end == dst);
+			bad += u.bad;
 		}
 	}
 	assert_true(walked > 0);
 	free(rank);
-	free(q);
+	free(from);
 	return bad;
 }
 
@@ -433,14 +303,14 @@ static void test_routes_are_up_then_down(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		struct subnet *sn = load(files[i][0]);
+		struct subnet *sn = rfx_load(files[i][0]);
 		struct route_out out;
 		struct route_why why;
 		uint64_t g[64];
 		uint32_t n = guids_named(sn, files[i][1], g);
 
 		assert_true(n > 0);
-		give_lids(sn, 1);
+		rfx_lids(sn, 1);
 		assert_int_equal(run("updn", sn, 1, g, n, &out, &why), 0);
 		assert_int_equal(illegal_routes(sn, &out, g, n), 0);
 		route_out_free(&out);
@@ -465,7 +335,7 @@ static void test_forced_down(void **state)
 		"Switch 4 \"d\"\n[1] \"w\"[3]\n[2] \"z2\"[2]\n[3] \"hd\"[1]\n\n"
 		"Switch 4 \"r2\"\n[1] \"y\"[4]\n[2] \"hr\"[1]\n\n"
 		"Hca 1 \"hd\"\n[1] \"d\"[3]\n\nHca 1 \"hr\"\n[1] \"r2\"[2]\n";
-	struct subnet *sn = read_mem(text, strlen(text));
+	struct subnet *sn = rfx_read(text);
 	uint32_t y = subnet_find_name(sn, "y"), d = subnet_find_name(sn, "hd");
 	struct route_out out;
 	struct route_why why;
@@ -475,9 +345,9 @@ static void test_forced_down(void **state)
 	(void)state;
 	g[0] = sn->node[subnet_find_name(sn, "r")].guid;
 	g[1] = sn->node[subnet_find_name(sn, "r2")].guid;
-	give_lids(sn, 0);
+	rfx_lids(sn, 0);
 	assert_int_equal(run("updn", sn, 0, g, 2, &out, &why), 0);
-	judge(sn, &out, &rep);
+	rfx_judge(sn, &out, &rep, true);
 	assert_true(check_ok(&rep) && rep.cdg_acyclic);
 	assert_int_equal(illegal_routes(sn, &out, g, 2), 0);
 	/* y goes down to z1 (its port 3) for hd, not up to w. */
@@ -486,60 +356,21 @@ static void test_forced_down(void **state)
 	subnet_free(sn);
 }
 
-/* Does switch node s have a host on some port? */
-static bool has_host(const struct subnet *sn, uint32_t s)
-{
-	for (unsigned p = 1; p <= sn->node[s].nports; p++) {
-		uint32_t peer = sn->port[subnet_port_idx(sn, s, p)].peer;
-
-		if (peer != SUBNET_NONE && !subnet_is_switch(sn, sn->port[peer].node))
-			return true;
-	}
-	return false;
-}
-
 /* LMC 2 on ft2-k8: a remote host's 4 LIDs leave every leaf by 4 different uplinks. */
 static void test_lmc_spread(void **state)
 {
-	struct subnet *sn = load("ft2-k8.topo");
-	struct route_out out;
-	struct route_why why;
-	unsigned checked = 0;
-
 	(void)state;
-	give_lids(sn, 2);
-	assert_int_equal(run("updn", sn, 2, NULL, 0, &out, &why), 0);
-	for (uint32_t pi = 0; pi < sn->n_ports; pi++) {
-		const struct subnet_port *p = &sn->port[pi];
-
-		if (!p->lid || subnet_is_switch(sn, p->node))
-			continue;
-		for (uint32_t s = 0; s < out.n_sw; s++) {
-			const uint8_t *lft = route_lft(&out, s);
-			uint32_t used = 0;
-
-			if (!has_host(sn, out.sw_node[s]) ||
-			    out.sw_node[s] == sn->port[p->peer].node)
-				continue;
-			for (uint32_t k = 0; k < 4; k++)
-				used |= 1u << lft[p->lid + k];
-			assert_int_equal(__builtin_popcount(used), 4);
-			checked++;
-		}
-	}
-	assert_int_equal(checked, 32 * 7);
-	route_out_free(&out);
-	subnet_free(sn);
+	rfx_ft2_lmc_spread("updn", rfx_lids);
 }
 
 static void test_deterministic(void **state)
 {
-	struct subnet *sn = load("random-16-d4.topo");
+	struct subnet *sn = rfx_load("random-16-d4.topo");
 	struct route_out a, b;
 	struct route_why why;
 
 	(void)state;
-	give_lids(sn, 2);
+	rfx_lids(sn, 2);
 	assert_int_equal(run("updn", sn, 2, NULL, 0, &a, &why), 0);
 	assert_int_equal(run("updn", sn, 2, NULL, 0, &b, &why), 0);
 	assert_true(same_tables(&a, &b));
@@ -558,13 +389,13 @@ static void test_pieces(void **state)
 		"Switch 4 \"b1\"\n[1] \"hb\"[1]\n[2] \"b2\"[1]\n\n"
 		"Switch 4 \"b2\"\n[1] \"b1\"[2]\n\n"
 		"Hca 1 \"ha\"\n[1] \"a1\"[1]\n\nHca 1 \"hb\"\n[1] \"b1\"[1]\n";
-	struct subnet *sn = read_mem(text, strlen(text));
+	struct subnet *sn = rfx_read(text);
 	struct route_out out;
 	struct route_why why;
 	struct check_report rep;
 
 	(void)state;
-	give_lids(sn, 0);
+	rfx_lids(sn, 0);
 	assert_int_equal(run("updn", sn, 0, NULL, 0, &out, &why), 0);
 	/* 7 LIDs (5 switches, 2 hosts); each is dropped by the other piece. */
 	assert_int_equal(out.stats.dest_lids, 7);
@@ -573,7 +404,7 @@ static void test_pieces(void **state)
 	assert_int_equal(out.stats.routes, 4 * 3 + 3 * 2);
 	if (!strstr(why.msg, "7 of 7 LIDs cannot be reached") || !strstr(why.msg, "pieces"))
 		fail_msg("why: %s", why.msg);
-	judge_as(sn, &out, &rep, false);
+	rfx_judge(sn, &out, &rep, false);
 	assert_int_equal(rep.pairs, 2);
 	assert_int_equal(rep.unreachable, 2);
 	assert_int_equal(rep.loops, 0);
@@ -600,18 +431,18 @@ static void test_roots_that_do_not_cover(void **state)
 		"Switch 4 \"l2\"\n[1] \"h2\"[1]\n[2] \"s2\"[1]\n\n"
 		"Hca 1 \"h1\"\n[1] \"l1\"[1]\n\nHca 1 \"hm\"\n[1] \"m\"[1]\n\n"
 		"Hca 1 \"h2\"\n[1] \"l2\"[1]\n";
-	struct subnet *sn = read_mem(text, strlen(text));
+	struct subnet *sn = rfx_read(text);
 	struct route_out out;
 	struct route_why why;
 	struct check_report rep;
 	uint64_t g[2];
 
 	(void)state;
-	give_lids(sn, 0);
+	rfx_lids(sn, 0);
 	assert_int_equal(run("updn", sn, 0, NULL, 0, &out, &why), 0);
 	if (!strstr(why.msg, "root: \"m\" found") || !strstr(why.msg, "2 highest switches"))
 		fail_msg("why: %s", why.msg);
-	judge(sn, &out, &rep);
+	rfx_judge(sn, &out, &rep, true);
 	assert_true(check_ok(&rep) && rep.cdg_acyclic);
 	route_out_free(&out);
 
@@ -620,7 +451,7 @@ static void test_roots_that_do_not_cover(void **state)
 	assert_int_equal(run("updn", sn, 0, g, 2, &out, &why), 0);
 	if (!strstr(why.msg, "NOT deadlock-free") || !strstr(why.msg, "2 given"))
 		fail_msg("why: %s", why.msg);
-	judge(sn, &out, &rep);
+	rfx_judge(sn, &out, &rep, true);
 	assert_true(check_ok(&rep)); /* delivered, by paths outside up/down */
 	route_out_free(&out);
 	subnet_free(sn);
@@ -629,7 +460,7 @@ static void test_roots_that_do_not_cover(void **state)
 /* Given roots: a GUID of no node is skipped, a CA's GUID refused. */
 static void test_given_roots(void **state)
 {
-	struct subnet *sn = load("torus2d-4x4.topo");
+	struct subnet *sn = rfx_load("torus2d-4x4.topo");
 	uint32_t sw = subnet_find_name(sn, "sw-1-1"), h = SUBNET_NONE;
 	struct route_out out, zero;
 	struct route_why why;
@@ -641,13 +472,13 @@ static void test_given_roots(void **state)
 	for (uint32_t i = 0; i < sn->n_nodes && h == SUBNET_NONE; i++)
 		if (!subnet_is_switch(sn, i))
 			h = i;
-	give_lids(sn, 0);
+	rfx_lids(sn, 0);
 	g[0] = sn->node[sw].guid;
 	g[1] = 0x1234; /* nobody's */
 	assert_int_equal(run("updn", sn, 0, g, 2, &out, &why), 0);
 	if (!strstr(why.msg, "roots: 1 given") || !strstr(why.msg, "1 given root GUIDs are not"))
 		fail_msg("why: %s", why.msg);
-	judge(sn, &out, &rep);
+	rfx_judge(sn, &out, &rep, true);
 	assert_true(check_ok(&rep) && rep.cdg_acyclic);
 	route_out_free(&out);
 
@@ -663,18 +494,18 @@ static void test_given_roots(void **state)
 /* With several roots a spine cannot reach another legally: shortest path, said. */
 static void test_switch_to_switch(void **state)
 {
-	struct subnet *sn = load("ft2-k8.topo");
+	struct subnet *sn = rfx_load("ft2-k8.topo");
 	struct route_out out;
 	struct route_why why;
 	struct check_report rep;
 
 	(void)state;
-	give_lids(sn, 0);
+	rfx_lids(sn, 0);
 	assert_int_equal(run("updn", sn, 0, NULL, 0, &out, &why), 0);
 	/* 4 spines x 3 other spines' LIDs. */
 	if (!strstr(why.msg, "; 12 (switch, LID) entries have no up/down route"))
 		fail_msg("why: %s", why.msg);
-	judge(sn, &out, &rep);
+	rfx_judge(sn, &out, &rep, true);
 	assert_int_equal(rep.sw_bad, 0);
 	assert_int_equal(rep.sw_pairs, 12 * 12);
 	route_out_free(&out);
@@ -683,7 +514,7 @@ static void test_switch_to_switch(void **state)
 
 static void test_refused(void **state)
 {
-	struct subnet *sn = load("single-switch.topo");
+	struct subnet *sn = rfx_load("single-switch.topo");
 	struct route_out out;
 	struct route_why why;
 

@@ -22,76 +22,15 @@
 #include "lib/diag.h"
 #include "routing/check.h"
 #include "routing/route.h"
-#include "sm/lid.h"
 #include "sm/subnet.h"
-#include "sm/topo.h"
-
-static char *topo_path(const char *name)
-{
-	const char *srcdir = getenv("srcdir");
-	static char path[4096];
-
-	snprintf(path, sizeof(path), "%s/tests/topologies/%s", srcdir ? srcdir : ".", name);
-	return path;
-}
-
-static struct subnet *read_mem(const char *text, size_t len)
-{
-	struct subnet *sn = NULL;
-	struct diag d = { 0 };
-
-	if (topo_read_mem(text, len, "mem", &sn, &d) < 0)
-		diag_print(&d, stderr);
-	diag_free(&d);
-	assert_non_null(sn);
-	return sn;
-}
-
-static struct subnet *load(const char *name)
-{
-	struct subnet *sn = NULL;
-	struct diag d = { 0 };
-
-	if (topo_read_file(topo_path(name), &sn, &d) < 0)
-		diag_print(&d, stderr);
-	diag_free(&d);
-	assert_non_null(sn);
-	return sn;
-}
-
-static void give_lids(struct subnet *sn, uint8_t lmc)
-{
-	struct lid_map *m = NULL;
-	struct lid_report rep = { .msgs.limit = LID_MAX_MSGS };
-
-	assert_int_equal(lid_map_new(&m), 0);
-	assert_int_equal(lid_assign(sn, m, lmc, &rep), 0);
-	lid_report_free(&rep);
-	lid_map_free(m);
-}
+#include "tests/unit/route_fixture.h"
 
 static int run(const struct subnet *sn, uint8_t lmc, uint8_t vls, unsigned threads,
 	       struct route_out *out, struct route_why *why)
 {
-	const struct route_engine *e = route_engine_find("vlayered");
 	struct route_opts o = { .lmc = lmc, .vls = vls, .threads = threads };
 
-	assert_non_null(e);
-	memset(out, 0, sizeof(*out));
-	memset(why, 0, sizeof(*why));
-	return e->route(sn, &o, out, why);
-}
-
-/* The checker's verdict on the tables and the SLs (VL = SL, as sl2vl says). */
-static void judge(const struct subnet *sn, const struct route_out *out, struct check_report *rep)
-{
-	struct check_opts co = { .sl = out->sl };
-	struct diag d = { .limit = 20 };
-
-	assert_int_equal(check_routes(sn, out, &co, rep, &d), 0);
-	if (!check_ok(rep) || !rep->cdg_acyclic)
-		diag_print(&d, stderr);
-	diag_free(&d);
+	return rfx_route("vlayered", sn, &o, out, why);
 }
 
 /* vlayered on sn with a budget: clean, within it, SL i on VL i. Returns VLs used. */
@@ -102,10 +41,10 @@ static unsigned clean(const char *tag, struct subnet *sn, uint8_t lmc, uint8_t v
 	struct check_report rep;
 	unsigned n;
 
-	give_lids(sn, lmc);
+	rfx_lids(sn, lmc);
 	assert_int_equal(run(sn, lmc, vls, 2, &out, &why), 0);
 	assert_non_null(out.sl);
-	judge(sn, &out, &rep);
+	rfx_judge(sn, &out, &rep, true);
 	if (!check_ok(&rep) || !rep.cdg_acyclic || rep.vls_cyclic || out.stats.unreach)
 		fail_msg("%s lmc %u vls %u: unreachable %llu, loops %llu, switch LIDs bad %llu, "
 			 "acyclic %d; why: %s", tag, lmc, vls,
@@ -133,7 +72,7 @@ static struct subnet *ring(unsigned n)
 		k += (size_t)snprintf(text + k, sizeof(text) - k,
 				      "Switch\t4 \"s%u\"\n[1]\t\"h%u\"[1]\n[2]\t\"s%u\"[3]\n"
 				      "[3]\t\"s%u\"[2]\n\n", i, i, (i + 1) % n, (i + n - 1) % n);
-	return read_mem(text, k);
+	return rfx_read(text);
 }
 
 /*
@@ -162,7 +101,7 @@ static struct subnet *wide_ring(unsigned n, unsigned k)
 						k + 2 + j, (i + n - 1) % n, 2 + j);
 		len += (size_t)snprintf(text + len, cap - len, "\n");
 	}
-	sn = read_mem(text, len);
+	sn = rfx_read(text);
 	free(text);
 	return sn;
 }
@@ -206,14 +145,14 @@ static void test_detours(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		struct subnet *sn = load(files[i]);
+		struct subnet *sn = rfx_load(files[i]);
 		struct route_out out;
 		struct route_why why;
 		struct check_report rep;
 
 		clean(files[i], sn, 0, 1);
 		assert_int_equal(run(sn, 0, 1, 1, &out, &why), 0);
-		judge(sn, &out, &rep);
+		rfx_judge(sn, &out, &rep, true);
 		assert_int_equal(escaped(&why), 0);
 		assert_true(rep.extra_max > 0);
 		assert_true(rep.stretch_mean < 1.1);
@@ -233,13 +172,13 @@ static void test_switch_lids(void **state)
 
 	(void)state;
 	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
-		struct subnet *sn = load(files[f]);
+		struct subnet *sn = rfx_load(files[f]);
 		struct route_out out;
 		struct route_why why;
 		unsigned copies = 0;
 
 		clean(files[f], sn, 1, 8);
-		give_lids(sn, 1);
+		rfx_lids(sn, 1);
 		assert_int_equal(run(sn, 1, 8, 2, &out, &why), 0);
 		for (uint32_t s = 0; s < out.n_sw; s++) {
 			uint32_t node = out.sw_node[s], host = SUBNET_NONE;
@@ -283,9 +222,9 @@ static void test_ring(void **state)
 
 	(void)state;
 	assert_int_equal(clean("ring5", sn, 0, 8), 2);
-	give_lids(sn, 0);
+	rfx_lids(sn, 0);
 	assert_int_equal(run(sn, 0, 8, 1, &out, &why), 0);
-	judge(sn, &out, &rep);
+	rfx_judge(sn, &out, &rep, true);
 	assert_int_equal(rep.extra_max, 0); /* all shortest */
 	assert_int_equal(rep.vls_used, 3);
 	route_out_free(&out);
@@ -302,7 +241,7 @@ static void test_tori(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		struct subnet *sn = load(files[i]);
+		struct subnet *sn = rfx_load(files[i]);
 
 		for (uint8_t vls = 1; vls <= 8; vls *= 2)
 			clean(files[i], sn, 0, vls);
@@ -318,7 +257,7 @@ static void test_fat_trees(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		struct subnet *sn = load(files[i]);
+		struct subnet *sn = rfx_load(files[i]);
 
 		assert_int_equal(clean(files[i], sn, 0, 8), 1);
 		assert_int_equal(clean(files[i], sn, 1, 8), 1);
@@ -333,60 +272,11 @@ static void test_small_ones(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		struct subnet *sn = load(files[i]);
+		struct subnet *sn = rfx_load(files[i]);
 
 		clean(files[i], sn, 0, 1);
 		clean(files[i], sn, 2, 8);
 		subnet_free(sn);
-	}
-}
-
-/* The same fabric with its node blocks in reverse order (GUIDs are explicit). */
-static char *reversed(const char *file, size_t *len)
-{
-	FILE *f = fopen(topo_path(file), "r");
-	char *text = NULL, *out, *blk[4096] = { NULL };
-	size_t cap = 0, n = 0, k = 0;
-	ssize_t got;
-
-	assert_non_null(f);
-	got = getdelim(&text, &cap, '\0', f);
-	fclose(f);
-	assert_true(got > 0);
-	out = calloc((size_t)got + 8, 1);
-	assert_non_null(out);
-	for (char *p = text, *q; p && *p && n < 4096; p = q) {
-		q = strstr(p, "\n\n");
-		if (q) {
-			q[1] = '\0';
-			q += 2;
-		}
-		blk[n++] = p;
-	}
-	assert_true(n > 4);
-	k += (size_t)sprintf(out + k, "%s\n", blk[0] ? blk[0] : "");
-	for (size_t i = n; i-- > 1;)
-		k += (size_t)sprintf(out + k, "%s%s\n", blk[i],
-				     blk[i][strlen(blk[i]) - 1] == '\n' ? "" : "\n");
-	free(text);
-	*len = k;
-	return out;
-}
-
-/* Switch by switch (by GUID), the same LFT and SL rows. */
-static void same_rows(const struct subnet *a, const struct route_out *ra, const struct subnet *b,
-		      const struct route_out *rb)
-{
-	assert_int_equal(ra->n_sw, rb->n_sw);
-	assert_int_equal(ra->max_lid, rb->max_lid);
-	assert_int_equal(ra->n_vls, rb->n_vls);
-	for (uint32_t s = 0; s < ra->n_sw; s++) {
-		uint32_t node = subnet_find_guid(b, a->node[ra->sw_node[s]].guid), t;
-
-		assert_int_not_equal(node, SUBNET_NONE);
-		t = rb->sw_index[node];
-		assert_memory_equal(route_lft(ra, s), route_lft(rb, t), (size_t)ra->max_lid + 1);
-		assert_memory_equal(route_sl(ra, s), route_sl(rb, t), (size_t)ra->max_lid + 1);
 	}
 }
 
@@ -397,18 +287,17 @@ static void test_node_order(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		size_t len;
-		char *text = reversed(files[i], &len);
-		struct subnet *a = load(files[i]), *b = read_mem(text, len);
+		char *text = rfx_reversed(files[i]);
+		struct subnet *a = rfx_load(files[i]), *b = rfx_read(text);
 		struct route_out ra, rb;
 		struct route_why why;
 
 		for (uint8_t lmc = 0; lmc <= 1; lmc++) {
-			give_lids(a, lmc);
-			give_lids(b, lmc);
+			rfx_lids(a, lmc);
+			rfx_lids(b, lmc);
 			assert_int_equal(run(a, lmc, 0, 1, &ra, &why), 0);
 			assert_int_equal(run(b, lmc, 0, 1, &rb, &why), 0);
-			same_rows(a, &ra, b, &rb);
+			rfx_same_rows(a, &ra, b, &rb);
 			route_out_free(&ra);
 			route_out_free(&rb);
 		}
@@ -420,15 +309,15 @@ static void test_node_order(void **state)
 
 static void test_threads(void **state)
 {
-	struct subnet *sn = load("dragonfly-small.topo");
+	struct subnet *sn = rfx_load("dragonfly-small.topo");
 	struct route_out a, b;
 	struct route_why why;
 
 	(void)state;
-	give_lids(sn, 1);
+	rfx_lids(sn, 1);
 	assert_int_equal(run(sn, 1, 0, 1, &a, &why), 0);
 	assert_int_equal(run(sn, 1, 0, 4, &b, &why), 0);
-	same_rows(sn, &a, sn, &b);
+	rfx_same_rows(sn, &a, sn, &b);
 	route_out_free(&a);
 	route_out_free(&b);
 	subnet_free(sn);
@@ -437,12 +326,12 @@ static void test_threads(void **state)
 /* How often the two LIDs of a host leave a switch (not its own) by different ports. */
 static double lmc_spread(const char *file)
 {
-	struct subnet *sn = load(file);
+	struct subnet *sn = rfx_load(file);
 	struct route_out out;
 	struct route_why why;
 	uint32_t spread = 0, total = 0;
 
-	give_lids(sn, 1);
+	rfx_lids(sn, 1);
 	assert_int_equal(run(sn, 1, 0, 1, &out, &why), 0);
 	for (uint32_t p = 0; p < sn->n_ports; p++) {
 		const struct subnet_port *sp = &sn->port[p];
@@ -478,12 +367,12 @@ static void test_lmc_spread(void **state)
 
 static void test_refused(void **state)
 {
-	struct subnet *sn = load("torus2d-4x4.topo");
+	struct subnet *sn = rfx_load("torus2d-4x4.topo");
 	struct route_out out;
 	struct route_why why;
 
 	(void)state;
-	give_lids(sn, 0);
+	rfx_lids(sn, 0);
 	assert_int_equal(run(sn, 0, 9, 1, &out, &why), -EINVAL);
 	assert_non_null(strstr(why.msg, "1-8"));
 	subnet_free(sn);
@@ -525,10 +414,9 @@ static void test_checker_per_vl(void **state)
 	uint8_t *sl;
 
 	(void)state;
-	give_lids(sn, 0);
+	rfx_lids(sn, 0);
 	/* minhop numbers the switches and sizes the tables; then overwrite them. */
-	assert_int_equal(route_engine_find("minhop")->route(sn, &(struct route_opts){ 0 }, &out,
-							    &why), 0);
+	assert_int_equal(rfx_route_lmc("minhop", sn, 0, &out, &why), 0);
 	sl = calloc((size_t)out.n_sw * (out.max_lid + 1u), 1);
 	assert_non_null(sl);
 	for (uint32_t p = 0; p < sn->n_ports; p++) {
