@@ -245,6 +245,29 @@ int route_out_init(const struct subnet *sn, const struct route_opts *o, struct r
 	return 0;
 }
 
+int route_out_finish(struct route_out *res, int r, struct route_out *out, struct route_why *why)
+{
+	if (r < 0) {
+		if (r == -ENOMEM)
+			route_why_set(why, "out of memory routing %u switches", res->n_sw);
+		route_out_free(res);
+		return r;
+	}
+	*out = *res;
+	memset(res, 0, sizeof(*res));
+	return 0;
+}
+
+void route_count_unattached(struct route_out *out, const struct route_dest *d, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (d[i].sw != SUBNET_NONE || !out->n_sw)
+			continue;
+		out->stats.unreach += (uint64_t)out->n_sw * d[i].nlids;
+		out->stats.unreach_lids += d[i].nlids;
+	}
+}
+
 int route_group_by_switch(uint32_t n_sw, const struct route_dest *d, uint32_t n, uint32_t *order)
 {
 	_cleanup_free_ uint32_t *start = calloc((size_t)n_sw + 2, sizeof(*start));

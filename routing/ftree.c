@@ -157,16 +157,10 @@ static int ft_run(struct ft *f, const struct route_dest *d, uint32_t n)
 	f->wbuf = malloc((size_t)FT_WBUF * f->n_sw + 1);
 	if (!order || !f->wbuf)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++) {
-		if (d[i].sw != SUBNET_NONE) {
+	for (uint32_t i = 0; i < n; i++)
+		if (d[i].sw != SUBNET_NONE)
 			order[k++] = i;
-			continue;
-		}
-		/* On no switch (unlinked, or CA to CA): no switch reaches it. */
-		f->out->stats.unreach += (uint64_t)f->n_sw * d[i].nlids;
-		if (f->n_sw)
-			f->out->stats.unreach_lids += d[i].nlids;
-	}
+	route_count_unattached(f->out, d, n);
 	qsort_r(order, k, sizeof(*order), cmp_dest, ctx);
 	for (uint32_t i = 0, j; i < k; i = j) {
 		const struct route_dest *cur = &d[order[i]];
@@ -212,31 +206,28 @@ static void say_done(const struct ft *f, const struct route_out *res, struct rou
 			      st->dest_lids, res->n_sw, f->levels, turns);
 }
 
-/* One routing of the whole fabric into *res (zeroed), destinations on prio[] switches first. */
+/* One routing of the whole fabric into *out (zeroed), destinations on prio[] switches first. */
 static int ft_attempt(const struct subnet *sn, const struct route_opts *o, uint8_t *prio,
-		      struct route_out *res, struct route_why *why, uint64_t *blocked)
+		      struct route_out *out, struct route_why *why, uint64_t *blocked)
 {
+	struct route_out res = { 0 };
 	_cleanup_free_ struct route_dest *d = NULL;
-	struct ft f = { .sn = sn, .o = o, .out = res, .prio = prio };
+	struct ft f = { .sn = sn, .o = o, .out = &res, .prio = prio };
 	uint32_t n = 0;
 	int r;
 
-	r = route_out_init(sn, o, res, &d, &n, why);
+	r = route_out_init(sn, o, &res, &d, &n, why);
 	if (r < 0)
 		return r;
-	f.n_sw = res->n_sw;
+	f.n_sw = res.n_sw;
 	r = ft_build(&f, why);
 	if (r == 0)
 		r = ft_run(&f, d, n);
-	if (r == -ENOMEM)
-		route_why_set(why, "out of memory routing %u switches", res->n_sw);
 	if (r == 0)
-		say_done(&f, res, why);
+		say_done(&f, &res, why);
 	*blocked = f.blocked;
 	ft_free(&f);
-	if (r < 0)
-		route_out_free(res);
-	return r;
+	return route_out_finish(&res, r, out, why);
 }
 
 /*

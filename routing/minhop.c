@@ -287,14 +287,20 @@ static int minhop_run(struct mh *m, const struct route_opts *o, const struct rou
 		batch_stats(m);
 		route_tick(o, "minhop: destinations routed", i, (uint64_t)cnt);
 	}
-	/* Ports on no switch (unlinked, or CA to CA): no switch reaches them. */
-	for (uint32_t i = 0; i < n; i++) {
-		if (d[i].sw != SUBNET_NONE || !m->n_sw)
-			continue;
-		m->out->stats.unreach += (uint64_t)m->n_sw * d[i].nlids;
-		m->out->stats.unreach_lids += d[i].nlids;
-	}
+	route_count_unattached(m->out, d, n);
 	return 0;
+}
+
+static void say(const struct route_out *res, struct route_why *why)
+{
+	if (res->stats.unreach_lids)
+		route_why_set(why, "%u of %u LIDs cannot be reached from every switch "
+			      "(%llu switch-LID pairs dropped): the fabric is in pieces",
+			      res->stats.unreach_lids, res->stats.dest_lids,
+			      (unsigned long long)res->stats.unreach);
+	else
+		route_why_set(why, "routed %u LIDs on %u switches", res->stats.dest_lids,
+			      res->n_sw);
 }
 
 static int minhop_route(const struct subnet *sn, const struct route_opts *o,
@@ -312,20 +318,9 @@ static int minhop_route(const struct subnet *sn, const struct route_opts *o,
 	m.n_sw = res.n_sw;
 	r = minhop_run(&m, o, d, n);
 	mh_free(&m);
-	if (r < 0) {
-		route_why_set(why, "out of memory routing %u switches", res.n_sw);
-		route_out_free(&res);
-		return r;
-	}
-	if (res.stats.unreach_lids)
-		route_why_set(why, "%u of %u LIDs cannot be reached from every switch "
-			      "(%llu switch-LID pairs dropped): the fabric is in pieces",
-			      res.stats.unreach_lids, res.stats.dest_lids,
-			      (unsigned long long)res.stats.unreach);
-	else
-		route_why_set(why, "routed %u LIDs on %u switches", res.stats.dest_lids, res.n_sw);
-	*out = res;
-	return 0;
+	if (r >= 0)
+		say(&res, why);
+	return route_out_finish(&res, r, out, why);
 }
 
 const struct route_engine route_minhop = {

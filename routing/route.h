@@ -6,7 +6,8 @@
  * DOC: routing/ — subnet model in, forwarding tables out. Never touches MADs.
  *   route.h    this header: the ops table every engine fills, options, output
  *   engine.c   registry of engines; helpers every engine shares (output
- *              tables, the destination list with its LID checks, messages)
+ *              tables and their hand-over, the destination list with its LID
+ *              checks, unreachable counts, messages)
  *   minhop.c   min-hop: shortest paths, routes balanced over equal-cost ports
  *   updn.c     up/down: legal routes go up towards roots, then only down;
  *              deadlock-free on one VL for any topology
@@ -167,6 +168,18 @@ struct route_dest {
  */
 int route_out_init(const struct subnet *sn, const struct route_opts *o, struct route_out *out,
 		   struct route_dest **dests, uint32_t *n_dests, struct route_why *why);
+
+/*
+ * The end of an engine's route(), r being what its run returned: on success
+ * (r >= 0) move *res into *out and return 0; on failure free *res, say so in
+ * why for -ENOMEM (other errors have said their reason already) and return
+ * r, *out untouched.
+ */
+int route_out_finish(struct route_out *res, int r, struct route_out *out, struct route_why *why);
+
+/* Count the destinations on no switch (unlinked, or CA to CA) in out->stats:
+ * no switch reaches them (nothing to count without switches). */
+void route_count_unattached(struct route_out *out, const struct route_dest *d, uint32_t n);
 
 /*
  * Destinations grouped by their switch (LID order within a switch), so that

@@ -414,13 +414,7 @@ static int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct
 		route_group(m, d, order, i, j, sw);
 		route_tick(m->o, "updn: destinations routed", j, (uint64_t)cnt);
 	}
-	/* Ports on no switch (unlinked, or CA to CA): no switch reaches them. */
-	for (uint32_t i = 0; i < n; i++) {
-		if (d[i].sw != SUBNET_NONE || !m->n_sw)
-			continue;
-		m->out->stats.unreach += (uint64_t)m->n_sw * d[i].nlids;
-		m->out->stats.unreach_lids += d[i].nlids;
-	}
+	route_count_unattached(m->out, d, n);
 	return 0;
 }
 
@@ -471,14 +465,7 @@ static int updn_route(const struct subnet *sn, const struct route_opts *o, struc
 	if (r >= 0)
 		say(&m, why);
 	ud_free(&m);
-	if (r < 0) {
-		if (r == -ENOMEM)
-			route_why_set(why, "out of memory routing %u switches", res.n_sw);
-		route_out_free(&res);
-		return r;
-	}
-	*out = res;
-	return 0;
+	return route_out_finish(&res, r, out, why);
 }
 
 const struct route_engine route_updn = {

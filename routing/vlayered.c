@@ -458,14 +458,7 @@ static int vlayered_route(const struct subnet *sn, const struct route_opts *o,
 	if (r >= 0)
 		say(&m, why);
 	vl_free(&m);
-	if (r < 0) {
-		if (r == -ENOMEM)
-			route_why_set(why, "out of memory routing %u switches", res.n_sw);
-		route_out_free(&res);
-		return r;
-	}
-	*out = res;
-	return 0;
+	return route_out_finish(&res, r, out, why);
 }
 
 const struct route_engine route_vlayered = {
