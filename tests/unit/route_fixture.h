@@ -4,9 +4,10 @@
 
 /*
  * DOC: tests/unit/route_fixture.c — what the routing tests share
- * (routing_test, updn_test, ftree_test, vlayered_test, check_test): a model
- * from a bundled topology or from text, LIDs, one engine run, the checker's
- * verdict, and walks through the tables that know nothing of the engines.
+ * (routing_test, updn_test, ftree_test, vlayered_test, check_test; the LID
+ * tests use its loader): a model from a bundled topology or from text, LIDs,
+ * one engine run, the checker's verdict, and walks through the tables that
+ * know nothing of the engines.
  * Every helper fails the running cmocka test on an error instead of
  * returning it (rfx_route returns what the engine returns).
  */

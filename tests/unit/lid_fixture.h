@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_TESTS_LID_FIXTURE_H
+#define LOOM_TESTS_LID_FIXTURE_H
+
+/*
+ * DOC: tests/unit/lid_fixture.c — what the LID manager's tests share
+ * (lid_test: assignment, lid_file_test: the guid2lid file): a scratch
+ * directory per test, map helpers, and the independent judge of the LIDs
+ * in a model. Every helper fails the running cmocka test on an error.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sm/lid.h"
+#include "sm/subnet.h"
+
+#define FT2_PORTS 44 /* ft2-k8: 12 switches and 32 one-port hosts */
+
+/* cmocka setup and teardown: a fresh directory under /tmp, removed with all in it. */
+int lfx_setup_dir(void **state);
+int lfx_teardown_dir(void **state);
+/* That directory, and name inside it (one of four static buffers, in turn). */
+const char *lfx_tmpdir(void);
+char *lfx_path(const char *name);
+
+struct lid_map *lfx_map_new(void);
+/* The map holds guid with LID lid and LMC lmc. */
+void lfx_expect_ent(const struct lid_map *m, uint64_t guid, uint16_t lid, uint8_t lmc);
+
+/* lid_assign with a fresh report (its messages on stderr if LID_TEST_VERBOSE is set). */
+int lfx_assign(struct subnet *sn, struct lid_map *m, uint8_t lmc, struct lid_report *rep);
+
+/* Does port pi bear LIDs (switch port 0, a linked CA port)? */
+bool lfx_bearing(const struct subnet *sn, uint32_t pi);
+/*
+ * The independent judge: every LID-bearing port has a LID range of its LMC
+ * (switches 0, others lmc), aligned, inside 1..0xbfff and shared with no
+ * other port; every other port has LID 0. Returns the LID-bearing ports
+ * that have LIDs; *missing counts those that have none (NULL: there must
+ * be none).
+ */
+uint32_t lfx_check_lids(const struct subnet *sn, uint8_t lmc, uint32_t *missing);
+/* Every port's LID and LMC to 0. */
+void lfx_zero_lids(struct subnet *sn);
+
+#endif
