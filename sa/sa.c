@@ -18,7 +18,7 @@ static const struct sa_attr *const attrs[] = {
 	&sa_attr_class_port_info, &sa_attr_node, &sa_attr_port_info, &sa_attr_guid_info,
 	&sa_attr_link, &sa_attr_switch_info, &sa_attr_lft, &sa_attr_mft, &sa_attr_sm_info,
 	&sa_attr_pkey_table, &sa_attr_sl2vl, &sa_attr_vlarb, &sa_attr_path, &sa_attr_multipath,
-	&sa_attr_mcm, &sa_attr_inform, &sa_attr_inform_rec,
+	&sa_attr_mcm, &sa_attr_inform, &sa_attr_inform_rec, &sa_attr_service,
 };
 
 static const struct sa_attr *find_attr(uint16_t id)

@@ -24,6 +24,7 @@
  *   sa_rec_mcm.c    MCMemberRecord: join (create), leave, list multicast groups
  *   sa_rec_inform.c InformInfo (subscribe, unsubscribe), InformInfoRecord; which
  *                   subscriptions a Notice matches
+ *   sa_rec_service.c ServiceRecord: register, deregister, list services; leases
  *
  * Data flows one way: loomd's request hook hands a MAD to sa_agent.c, which
  * builds a view of the last sweep (sa_src) and asks sa.c for the answer;
@@ -31,7 +32,8 @@
  * the response. Nothing here changes the model or prints; MCMemberRecord
  * Set/Delete change multicast groups (sm/mcast.h), which tells the SM;
  * InformInfo Set changes the subscriptions (struct sa_events), which
- * sa_agent.c reads to send Reports. Wire format (the
+ * sa_agent.c reads to send Reports; ServiceRecord Set/Delete change the
+ * registered services (struct sa_services). Wire format (the
  * ib_*_t structures of iba/ib_types.h) lives in this folder only.
  */
 
@@ -124,6 +126,26 @@ bool sa_inform_match(const struct sa_inform *s, const struct sa_notice *n);
 uint32_t sa_events_drop_port(struct sa_events *ev, uint64_t guid);
 void sa_events_free(struct sa_events *ev);
 
+/*
+ * Services (IBA 15.2.5.14 ServiceRecord): one registered service, the
+ * record as set (wire format, ServiceKey included), the port it belongs to
+ * and when its lease runs out.
+ */
+struct sa_service {
+	uint8_t wire[176];
+	uint64_t guid;       /* the ServiceGID's port: dropped when it leaves the fabric */
+	uint64_t expires_ms; /* on sa_src.now_ms's clock; UINT64_MAX: indefinite lease */
+};
+
+struct sa_services {
+	struct sa_service *svc;
+	uint32_t n, cap;
+};
+
+/* Drop every service of port guid (it left the fabric); how many went. */
+uint32_t sa_services_drop_port(struct sa_services *sv, uint64_t guid);
+void sa_services_free(struct sa_services *sv);
+
 /* The SM itself, as SMInfo describes it (IBA 14.2.5.13). */
 struct sa_sm {
 	uint64_t guid, sm_key;
@@ -146,6 +168,8 @@ struct sa_src {
 	const struct config *qos;       /* QoS classes for SL2VL/VLArb records; NULL: no records */
 	struct mcast *mcast;            /* multicast groups: MCMemberRecord changes them; NULL: none */
 	struct sa_events *ev;           /* subscriptions: InformInfo changes them; NULL: none */
+	struct sa_services *svc;        /* services: ServiceRecord changes them; NULL: none */
+	uint64_t now_ms;                /* CLOCK_MONOTONIC in ms: service leases run against it */
 	uint32_t sm_port;               /* model port the SM sends through */
 	struct sa_sm sm;
 	/* Built by sa_src_index: */
@@ -195,6 +219,7 @@ struct sa {
 	struct config *qos_def; /* the default QoS classes, when loom.yaml gives none */
 	struct sa_stats st;
 	struct sa_events ev;
+	struct sa_services svc;
 };
 
 void sa_init(struct sa *sa, const struct sweeper *sw, const struct agent *a, sa_send_fn send,
@@ -219,7 +244,7 @@ void sa_report_resp(struct sa *sa, uint32_t tid);
 void sa_tick(struct sa *sa, uint64_t now_ms);
 /*
  * After a heavy sweep: end ports that appeared (trap 64) or went (65,
- * their subscriptions dropped) since the last one. After a multicast
+ * their subscriptions and services dropped) since the last one. After a multicast
  * change: groups created (66) or deleted (67).
  */
 void sa_swept(struct sa *sa);

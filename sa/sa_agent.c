@@ -26,6 +26,7 @@ void sa_init(struct sa *sa, const struct sweeper *sw, const struct agent *a, sa_
 	sa->send = send;
 	sa->send_arg = send_arg;
 	sa->src.ev = &sa->ev;
+	sa->src.svc = &sa->svc;
 }
 
 void sa_free(struct sa *sa)
@@ -37,7 +38,10 @@ void sa_free(struct sa *sa)
 	config_free(sa->qos_def);
 	sa->qos_def = NULL;
 	sa_events_free(&sa->ev);
+	sa_services_free(&sa->svc);
 }
+
+static uint64_t mono_ms(void);
 
 /* The port the SM sends through, as sweep.c finds it. */
 static uint32_t sm_port_of(const struct sweeper *sw)
@@ -121,6 +125,7 @@ int sa_request(struct sa *sa, const uint8_t *mad, size_t len, const struct mad_a
 		.priority = sa->agent->priority,
 		.state = sa->agent->state,
 	};
+	sa->src.now_ms = mono_ms(); /* service leases */
 	r = sa_answer(&sa->src, mad, len, from, &out, &out_len, &status);
 	if (r < 0) {
 		if (r == -EPROTO)
@@ -403,8 +408,10 @@ static void port_changed(struct sa *sa, const void *item, int how)
 	port_gid(sa->sw->sn, guid, gid);
 	/* The Report first: a subscriber of the port's own events is told, then forgotten. */
 	sm_notice(sa, how > 0 ? 64 : 65, gid);
-	if (how < 0)
+	if (how < 0) {
 		sa_events_drop_port(&sa->ev, guid);
+		sa_services_drop_port(&sa->svc, guid);
+	}
 }
 
 static void group_changed(struct sa *sa, const void *item, int how)

@@ -10,8 +10,12 @@
  * SL2VL and VLArb records come from a QoS configuration. InformInfo Sets
  * subscribe into a store emptied for every input (with one subscription
  * already there, for InformInfoRecord to list), and the bytes past the MAD
- * header are also read as a Notice and matched against it.
+ * header are also read as a Notice and matched against it. ServiceRecord
+ * Sets and Deletes change a store of services emptied for every input
+ * (with one service of h2 already there, its lease running out at 30 s);
+ * the clock stands at 0..63 s, from the second byte's upper bits.
  */
+#include <endian.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -90,7 +94,8 @@ static void build(void)
 		qos.qos[k].low[1] = (struct config_vlarb){ .vl = 2, .weight = 9 };
 	}
 	src = (struct sa_src){ .sn = sn, .live = &live, .lfts = c, .pkeys = &pl,
-			       .sm_port = subnet_port_idx(sn, h1, 1), .routes = &ro, .qos = &qos };
+			       .sm_port = subnet_port_idx(sn, h1, 1), .routes = &ro, .qos = &qos,
+			       .sm = { .sm_key = 0x5a5a5a5a5a5a5a5aULL } /* trusted paths too */ };
 	if (sa_src_index(&src) < 0)
 		abort();
 }
@@ -140,6 +145,28 @@ static void events_reset(void)
 	src.ev = &ev;
 }
 
+/* Services, fresh for every input: h2 (0x301) registered "fuzz", ID 0x42, a 30 s lease. */
+static struct sa_services svc;
+
+static void services_reset(void)
+{
+	ib_service_record_t r = { .service_id = htobe64(0x42), .service_pkey = htobe16(0xffff),
+				  .service_lease = htobe32(30), .service_key = { 7 },
+				  .service_name = "fuzz" };
+
+	sa_services_free(&svc);
+	svc.svc = calloc(1, sizeof(*svc.svc));
+	if (!svc.svc)
+		abort();
+	r.service_gid.unicast.prefix = htobe64(0xfe80000000000000ULL);
+	r.service_gid.unicast.interface_id = htobe64(0x301);
+	memcpy(svc.svc[0].wire, &r, sizeof(r));
+	svc.svc[0].guid = 0x301;
+	svc.svc[0].expires_ms = 30000;
+	svc.n = svc.cap = 1;
+	src.svc = &svc;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct mad_addr from = { .agent = MAD_AGENT_SA };
@@ -151,10 +178,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		build();
 	mcast_reset();
 	events_reset();
+	services_reset();
 	if (size < 2)
 		return 0;
 	from.lid = data[0] % 12;
 	from.pkey_index = data[1] % 4;
+	src.now_ms = (uint64_t)(data[1] >> 2) * 1000;
 	/* A copy of exactly the input's length, so ASan sees any read past it. */
 	mad = malloc(size - 2 ? size - 2 : 1);
 	if (!mad)
