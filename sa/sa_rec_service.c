@@ -62,24 +62,10 @@ static const struct sa_field sr_fields[] = {
 	D32(0), D32(1), D32(2), D32(3), D64(0), D64(1),
 };
 
+/* Port pi (none: no) holds pkey. */
 static bool holds_pkey(const struct sa_src *s, uint32_t pi, uint16_t pkey)
 {
-	uint32_t n;
-	const uint16_t *k;
-
-	if (pi == SUBNET_NONE)
-		return false;
-	k = sa_port_pkeys(s, pi, &n);
-	for (uint32_t i = 0; i < n; i++)
-		if ((k[i] & 0x7fff) && (k[i] & 0x7fff) == (pkey & 0x7fff))
-			return true;
-	return false;
-}
-
-/* A trusted request carries the SM_Key (IBA 15.2.1.1); OpenSM: any non-zero key. */
-static bool trusted(const struct sa_query *q)
-{
-	return q->req->sm_key && q->req->sm_key == q->src->sm.sm_key;
+	return pi != SUBNET_NONE && sa_port_holds(s, pi, pkey);
 }
 
 static bool gid_is_mcast(const ib_service_record_t *r)
@@ -135,7 +121,7 @@ static bool emit_svc(struct sa_query *q, const ib_service_record_t *r)
 {
 	ib_service_record_t a = *r;
 
-	if (!trusted(q))
+	if (!q->trusted)
 		memset(a.service_key, 0, sizeof(a.service_key));
 	return sa_emit(q, &a);
 }
