@@ -175,6 +175,7 @@ struct sa_src {
 	/* Built by sa_src_index: */
 	uint32_t *by_lid;  /* [SUBNET_LID_UCAST_END + 1]: the port owning each unicast LID */
 	uint16_t max_lid;  /* highest LID in use: LinearFDBTop */
+	bool lid_ambiguous; /* two ports claim a LID, or a range passes the unicast LIDs */
 };
 
 int sa_src_index(struct sa_src *s);

@@ -132,6 +132,14 @@ extern const struct sa_attr sa_attr_class_port_info, sa_attr_node, sa_attr_port_
 
 /* The port owning a unicast LID (LMC ranges included), SUBNET_NONE if none. */
 uint32_t sa_port_of_lid(const struct sa_src *s, uint16_t lid);
+/*
+ * The ports a record family must look at for a query whose LID field
+ * (bit 0 of the mask, by_lid) asks for lid: [*first, *end), the ports of
+ * the node owning the LID; every port when the query names no LID or the
+ * LIDs are ambiguous. The caller still tests each port's LID.
+ */
+void sa_lid_ports(const struct sa_src *s, bool by_lid, uint16_t lid, uint32_t *first,
+		  uint32_t *end);
 /* The LID that names port pi in records: a switch's port 0 LID for all its ports. */
 uint16_t sa_endport_lid(const struct sa_src *s, uint32_t pi, uint8_t *lmc);
 /* The P_Keys port pi holds (a switch: its port 0's); *n of them. */

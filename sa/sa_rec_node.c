@@ -57,6 +57,12 @@ static bool lid_ok(const struct sa_query *q, uint32_t pi)
 	return !(q->req->comp_mask & 1) || sa_lid_in(sa_tmpl16(q, 0), base, lmc);
 }
 
+/* The ports a query by LID can name (all, without one): see sa_lid_ports. */
+static void lid_range(const struct sa_query *q, uint32_t *first, uint32_t *end)
+{
+	sa_lid_ports(q->src, q->req->comp_mask & 1, sa_tmpl16(q, 0), first, end);
+}
+
 /* The end ports: a switch's port 0, a CA's or router's ports the sweep reached. */
 static bool is_endport(const struct sa_src *s, uint32_t pi)
 {
@@ -98,9 +104,11 @@ static void walk_nodes(struct sa_query *q)
 {
 	const struct sa_src *s = q->src;
 	ib_node_record_t r;
+	uint32_t first, end;
 
 	q->mask &= ~1ULL;
-	for (uint32_t pi = 0; pi < s->sn->n_ports; pi++) {
+	lid_range(q, &first, &end);
+	for (uint32_t pi = first; pi < end; pi++) {
 		if (!is_endport(s, pi) || !lid_ok(q, pi) || !sa_visible(q, pi))
 			continue;
 		node_record(s, pi, &r);
@@ -113,9 +121,11 @@ static void walk_ports(struct sa_query *q)
 {
 	const struct sa_src *s = q->src;
 	ib_portinfo_record_t r;
+	uint32_t first, end;
 
 	q->mask &= ~1ULL;
-	for (uint32_t pi = 0; pi < s->sn->n_ports; pi++) {
+	lid_range(q, &first, &end);
+	for (uint32_t pi = first; pi < end; pi++) {
 		const struct subnet_port *p = &s->sn->port[pi];
 
 		if (!s->live->port[pi].have_pi || !lid_ok(q, pi) || !sa_visible(q, pi))
@@ -135,9 +145,11 @@ static void walk_guids(struct sa_query *q)
 {
 	const struct sa_src *s = q->src;
 	ib_guidinfo_record_t r;
+	uint32_t first, end;
 
 	q->mask &= ~1ULL;
-	for (uint32_t pi = 0; pi < s->sn->n_ports; pi++) {
+	lid_range(q, &first, &end);
+	for (uint32_t pi = first; pi < end; pi++) {
 		const struct subnet_port *p = &s->sn->port[pi];
 		const struct subnet_node *n = &s->sn->node[p->node];
 		ib_port_info_t w;

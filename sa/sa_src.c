@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The SA's view of the last sweep: which port owns a LID, which LID names
- * a port in records, which P_Keys a port holds and who may see whom.
+ * a port in records, which P_Keys a port holds and who may see whom. The
+ * index is built once a sweep (sa_agent.c rebuilds the view only when the
+ * model changes), so a query by LID looks up its ports instead of walking
+ * them all.
  */
 #include <endian.h>
 #include <errno.h>
@@ -10,15 +13,15 @@
 
 #include "sa/sa_priv.h"
 
-int sa_src_index(struct sa_src *s)
+/*
+ * Every unicast LID to the port that owns it (LMC ranges included), and
+ * whether that answers every LID question: not if two ports claim one LID
+ * (by_lid names the last of them) or a range runs past the unicast LIDs.
+ */
+static int index_lids(struct sa_src *s)
 {
 	const struct subnet *sn = s->sn;
 
-	free(s->by_lid);
-	s->by_lid = NULL;
-	s->max_lid = 0;
-	if (!sn)
-		return 0;
 	s->by_lid = malloc((SUBNET_LID_UCAST_END + 1) * sizeof(*s->by_lid));
 	if (!s->by_lid)
 		return -ENOMEM;
@@ -31,18 +34,38 @@ int sa_src_index(struct sa_src *s)
 		if (!p->lid)
 			continue;
 		end = (uint32_t)p->lid + (1u << (p->lmc & 7)) - 1;
-		for (uint32_t l = p->lid; l <= end && l <= SUBNET_LID_UCAST_END; l++)
+		if (end > SUBNET_LID_UCAST_END)
+			s->lid_ambiguous = true;
+		for (uint32_t l = p->lid; l <= end && l <= SUBNET_LID_UCAST_END; l++) {
+			if (s->by_lid[l] != SUBNET_NONE)
+				s->lid_ambiguous = true;
 			s->by_lid[l] = pi;
+		}
 		if (end > s->max_lid)
 			s->max_lid = (uint16_t)(end > SUBNET_LID_UCAST_END ? SUBNET_LID_UCAST_END : end);
 	}
 	return 0;
 }
 
+int sa_src_index(struct sa_src *s)
+{
+	int r;
+
+	sa_src_free(s);
+	if (!s->sn)
+		return 0;
+	r = index_lids(s);
+	if (r < 0)
+		sa_src_free(s);
+	return r;
+}
+
 void sa_src_free(struct sa_src *s)
 {
 	free(s->by_lid);
 	s->by_lid = NULL;
+	s->max_lid = 0;
+	s->lid_ambiguous = false;
 }
 
 uint32_t sa_port_of_lid(const struct sa_src *s, uint16_t lid)
@@ -50,6 +73,29 @@ uint32_t sa_port_of_lid(const struct sa_src *s, uint16_t lid)
 	if (!s->by_lid || !lid || lid > SUBNET_LID_UCAST_END)
 		return SUBNET_NONE;
 	return s->by_lid[lid];
+}
+
+void sa_lid_ports(const struct sa_src *s, bool by_lid, uint16_t lid, uint32_t *first,
+		  uint32_t *end)
+{
+	uint32_t pi, node;
+
+	*first = 0;
+	*end = s->sn->n_ports;
+	if (!by_lid || s->lid_ambiguous)
+		return;
+	/*
+	 * Each LID has one owner: only its node's ports can be named by it (a
+	 * switch's all by its port 0's LID, a CA's each by its own).
+	 */
+	pi = sa_port_of_lid(s, lid);
+	if (pi == SUBNET_NONE) {
+		*end = 0;
+		return;
+	}
+	node = s->sn->port[pi].node;
+	*first = subnet_port_idx(s->sn, node, 0);
+	*end = *first + s->sn->node[node].nports + 1u;
 }
 
 /* A switch's ports are known by its port 0: one LID, one P_Key table that counts. */

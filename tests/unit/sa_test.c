@@ -4,7 +4,8 @@
  * two CAs): record counts and sizes, the Get/GetTable statuses (exactly one,
  * none, too many), component masks down to sub-byte PortInfo fields,
  * partitions hiding ports, and malformed or unsupported requests answered
- * with the right MAD status, never read past their end.
+ * with the right MAD status, never read past their end. The view's LID
+ * index: which ports a query by LID looks at, LMC, LIDs two ports claim.
  */
 #include <endian.h>
 #include <errno.h>
@@ -630,6 +631,80 @@ static void test_inform_rules(void **state)
 	free(a.out);
 	assert_int_equal(ev.n_sub, 3);
 	sa_events_free(&ev);
+static unsigned nrecs(const struct ans *a, size_t size)
+{
+	return (unsigned)((a->len - SA_HDR_SIZE) / size);
+}
+
+/* The LID index: which ports a query by LID looks at, and the same answers as a walk. */
+static void test_lid_index(void **state)
+{
+	struct fab *f = *state;
+	uint32_t first, end, sw0 = subnet_port_idx(f->sn, f->sw, 0),
+			     h1 = subnet_port_idx(f->sn, f->ca1, 1),
+			     h2 = subnet_port_idx(f->sn, f->ca2, 1);
+	uint8_t mad[MAD_SIZE];
+	struct ans a;
+
+	assert_false(f->src.lid_ambiguous);
+	sa_lid_ports(&f->src, false, 2, &first, &end);
+	assert_int_equal(first, 0);
+	assert_int_equal(end, f->sn->n_ports);
+	/* A switch's LID names all its ports (port 0 to 4), a CA's its own node only. */
+	sa_lid_ports(&f->src, true, 1, &first, &end);
+	assert_int_equal(first, sw0);
+	assert_int_equal(end, sw0 + 5);
+	sa_lid_ports(&f->src, true, 3, &first, &end);
+	assert_int_equal(first, h2 - 1);
+	assert_int_equal(end, h2 + 1);
+	/* Nobody's: LID 0, a free LID, a multicast LID. */
+	for (unsigned i = 0; i < 3; i++) {
+		sa_lid_ports(&f->src, true, (const uint16_t[]){ 0, 4, 0xc000 }[i], &first, &end);
+		assert_int_equal(end, first);
+	}
+	/* PortInfoRecords by the switch's LID: every port of it. */
+	req(mad, IB_MAD_METHOD_GETTABLE, 0x12, 1);
+	set16(mad, 0, 1);
+	a = ask(&f->src, mad, sizeof(mad), 2, 0);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(nrecs(&a, sizeof(ib_portinfo_record_t)), 5);
+	free(a.out);
+	/* LMC 1: LID 5 is h1's second LID; its NodeRecord names the base. */
+	f->sn->port[h1].lid = 4;
+	f->sn->port[h1].lmc = 1;
+	assert_int_equal(sa_src_index(&f->src), 0);
+	sa_lid_ports(&f->src, true, 5, &first, &end);
+	assert_int_equal(first, h1 - 1);
+	req(mad, IB_MAD_METHOD_GET, 0x11, 1);
+	set16(mad, 0, 5);
+	a = ask(&f->src, mad, sizeof(mad), 4, 0);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(be16toh(((const ib_node_record_t *)(a.out + SA_HDR_SIZE))->lid), 4);
+	free(a.out);
+	/* Two ports claim LID 5: the index cannot tell; every port is looked at, both answer. */
+	f->sn->port[h2].lid = 5;
+	assert_int_equal(sa_src_index(&f->src), 0);
+	assert_true(f->src.lid_ambiguous);
+	sa_lid_ports(&f->src, true, 5, &first, &end);
+	assert_int_equal(first, 0);
+	assert_int_equal(end, f->sn->n_ports);
+	a = ask(&f->src, mad, sizeof(mad), 4, 0);
+	assert_int_equal(a.status, SA_ST_TOO_MANY_RECORDS);
+	free(a.out);
+	mad[3] = IB_MAD_METHOD_GETTABLE;
+	a = ask(&f->src, mad, sizeof(mad), 4, 0);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(nrecs(&a, sizeof(ib_node_record_t)), 2);
+	free(a.out);
+	/* A LID range past the unicast LIDs: looked for by walking too. */
+	f->sn->port[h2].lid = 0xbfff;
+	f->sn->port[h2].lmc = 1;
+	assert_int_equal(sa_src_index(&f->src), 0);
+	assert_true(f->src.lid_ambiguous);
+	assert_int_equal(f->src.max_lid, 0xbfff);
+	sa_src_free(&f->src);
+	assert_false(f->src.lid_ambiguous);
+	assert_null(f->src.by_lid);
 }
 
 int main(void)
@@ -645,6 +720,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_inform_set, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trust, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inform_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lid_index, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
