@@ -41,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/itab.h"
 #include "mad/mad.h"
 #include "sm/disc.h"
 #include "sm/mcast.h"
@@ -156,7 +157,7 @@ struct sa_sm {
 /*
  * What the SA answers from: one sweep's model, what the fabric said about
  * it, and what was programmed. Borrowed, never changed. sa_src_index()
- * builds the LID index the answers need; sa_src_free() drops it.
+ * builds the LID and GUID indexes the answers need; sa_src_free() drops them.
  */
 struct sa_src {
 	const struct subnet *sn;        /* NULL: no sweep has finished; requests get Busy */
@@ -176,6 +177,7 @@ struct sa_src {
 	uint32_t *by_lid;  /* [SUBNET_LID_UCAST_END + 1]: the port owning each unicast LID */
 	uint16_t max_lid;  /* highest LID in use: LinearFDBTop */
 	bool lid_ambiguous; /* two ports claim a LID, or a range passes the unicast LIDs */
+	struct itab by_guid; /* end ports with a LID, by the PortGUID records name them by */
 };
 
 int sa_src_index(struct sa_src *s);

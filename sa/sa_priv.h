@@ -140,6 +140,12 @@ uint32_t sa_port_of_lid(const struct sa_src *s, uint16_t lid);
  */
 void sa_lid_ports(const struct sa_src *s, bool by_lid, uint16_t lid, uint32_t *first,
 		  uint32_t *end);
+/* An end port with a LID: a switch's port 0, a CA's or router's port (not port 0). */
+bool sa_lid_endport(const struct sa_src *s, uint32_t pi);
+/* The PortGUID that names port pi in records: a switch's port 0 GUID for all its ports. */
+uint64_t sa_port_guid(const struct sa_src *s, uint32_t pi);
+/* The end port with a LID (sa_lid_endport) named by guid, SUBNET_NONE if none. */
+uint32_t sa_port_of_guid(const struct sa_src *s, uint64_t guid);
 /* The LID that names port pi in records: a switch's port 0 LID for all its ports. */
 uint16_t sa_endport_lid(const struct sa_src *s, uint32_t pi, uint8_t *lmc);
 /* The P_Keys port pi holds (a switch: its port 0's); *n of them. */

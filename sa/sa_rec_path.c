@@ -219,13 +219,6 @@ static uint64_t pr_prefix(const struct sa_src *s, uint32_t pi)
 	return s->sn->subnet_prefix ? s->sn->subnet_prefix : PR_LINK_LOCAL;
 }
 
-static uint64_t pr_guid(const struct sa_src *s, uint32_t pi)
-{
-	const struct subnet_node *n = &s->sn->node[s->sn->port[pi].node];
-
-	return n->type == NODE_SWITCH ? n->port0_guid : s->sn->port[pi].guid;
-}
-
 /* One record for (src, slid) -> (dst, dlid), if the fabric has that path. */
 static bool pr_build(const struct sa_query *q, uint32_t src, uint32_t dst, uint16_t slid,
 		     uint16_t dlid, uint8_t pref, ib_path_rec_t *pr)
@@ -260,9 +253,9 @@ static bool pr_build(const struct sa_query *q, uint32_t src, uint32_t dst, uint1
 	if (PR_HAS(q, PR_SID) || PR_HAS(q, PR_SID_LSB))
 		pr->service_id = t->service_id;
 	pr->dgid.unicast.prefix = htobe64(pr_prefix(s, dst));
-	pr->dgid.unicast.interface_id = htobe64(pr_guid(s, dst));
+	pr->dgid.unicast.interface_id = htobe64(sa_port_guid(s, dst));
 	pr->sgid.unicast.prefix = htobe64(pr_prefix(s, src));
-	pr->sgid.unicast.interface_id = htobe64(pr_guid(s, src));
+	pr->sgid.unicast.interface_id = htobe64(sa_port_guid(s, src));
 	pr->dlid = htobe16(dlid);
 	pr->slid = htobe16(slid);
 	/* In the subnet: HopLimit 0 (no router); FlowLabel and TClass as asked. */
@@ -329,22 +322,6 @@ static bool pr_pair(struct sa_query *q, uint32_t src, uint32_t dst)
 	return true;
 }
 
-/* An end port: a switch's port 0, a CA's or router's port with a LID. */
-static bool pr_endport(const struct sa_src *s, uint32_t pi)
-{
-	const struct subnet_port *p = &s->sn->port[pi];
-
-	return p->lid && (subnet_is_switch(s->sn, p->node) ? p->num == 0 : p->num != 0);
-}
-
-static uint32_t pr_by_guid(const struct sa_src *s, uint64_t guid)
-{
-	for (uint32_t pi = 0; pi < s->sn->n_ports; pi++)
-		if (pr_endport(s, pi) && pr_guid(s, pi) == guid)
-			return pi;
-	return SUBNET_NONE;
-}
-
 /*
  * One end of the path from the template (gid at goff, lid at loff): by GID,
  * else by LID, else any (*pi SUBNET_NONE, returns 0). A status otherwise.
@@ -366,22 +343,29 @@ static uint16_t pr_end(const struct sa_query *q, unsigned gid_bit, size_t goff, 
 			return SA_ST_NO_RECORDS;
 		if (prefix != PR_LINK_LOCAL && prefix != pr_prefix(s, s->sm_port))
 			return SA_ST_INVALID_GID; /* off this subnet: no routers here */
-		*pi = pr_by_guid(s, be64toh(g.unicast.interface_id));
+		*pi = sa_port_of_guid(s, be64toh(g.unicast.interface_id));
 		return *pi == SUBNET_NONE ? SA_ST_INVALID_GID : 0;
 	}
 	if (PR_HAS(q, lid_bit)) {
 		*pi = sa_port_of_lid(s, sa_tmpl16(q, loff));
-		if (*pi != SUBNET_NONE && !pr_endport(s, *pi))
+		if (*pi != SUBNET_NONE && !sa_lid_endport(s, *pi))
 			*pi = subnet_port_idx(s->sn, s->sn->port[*pi].node, 0);
 		return *pi == SUBNET_NONE ? SA_ST_NO_RECORDS : 0;
 	}
 	return 0;
 }
 
+/* The ports to try for one end: pi alone if given, else every port. */
+static void pr_range(const struct sa_src *s, uint32_t pi, uint32_t *first, uint32_t *end)
+{
+	*first = pi != SUBNET_NONE ? pi : 0;
+	*end = pi != SUBNET_NONE ? pi + 1 : s->sn->n_ports;
+}
+
 static void walk_paths(struct sa_query *q)
 {
 	const struct sa_src *s = q->src;
-	uint32_t src, dst;
+	uint32_t src, dst, d0, d1, a0, a1;
 	uint16_t st;
 
 	/* Every field the mask names is handled here: the template is a question. */
@@ -398,11 +382,14 @@ static void walk_paths(struct sa_query *q)
 	/* Get: the first path found (as OpenSM), never "too many". */
 	if (q->req->method == IB_MAD_METHOD_GET)
 		q->limit = 1;
-	for (uint32_t d = 0; d < s->sn->n_ports; d++) {
-		if (dst != SUBNET_NONE ? d != dst : !pr_endport(s, d))
+	/* Destinations outside, sources inside; an end given is the only one there is. */
+	pr_range(s, dst, &d0, &d1);
+	pr_range(s, src, &a0, &a1);
+	for (uint32_t d = d0; d < d1; d++) {
+		if (dst == SUBNET_NONE && !sa_lid_endport(s, d))
 			continue;
-		for (uint32_t a = 0; a < s->sn->n_ports; a++) {
-			if (src != SUBNET_NONE ? a != src : !pr_endport(s, a))
+		for (uint32_t a = a0; a < a1; a++) {
+			if (src == SUBNET_NONE && !sa_lid_endport(s, a))
 				continue;
 			if (!pr_pair(q, a, d) || (q->limit && q->n >= q->limit))
 				return;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The SA's view of the last sweep: which port owns a LID, which LID names
- * a port in records, which P_Keys a port holds and who may see whom. The
- * index is built once a sweep (sa_agent.c rebuilds the view only when the
- * model changes), so a query by LID looks up its ports instead of walking
- * them all.
+ * The SA's view of the last sweep: which port owns a LID, which end port
+ * has a GUID, which LID names a port in records, which P_Keys a port holds
+ * and who may see whom. The indexes are built once a sweep (sa_agent.c
+ * rebuilds the view only when the model changes), so a query by LID or GID
+ * looks up its ports instead of walking them all.
  */
 #include <endian.h>
 #include <errno.h>
@@ -12,6 +12,30 @@
 #include <string.h>
 
 #include "sa/sa_priv.h"
+
+bool sa_lid_endport(const struct sa_src *s, uint32_t pi)
+{
+	const struct subnet_port *p = &s->sn->port[pi];
+
+	return p->lid && (subnet_is_switch(s->sn, p->node) ? p->num == 0 : p->num != 0);
+}
+
+uint64_t sa_port_guid(const struct sa_src *s, uint32_t pi)
+{
+	const struct subnet_node *n = &s->sn->node[s->sn->port[pi].node];
+
+	return n->type == NODE_SWITCH ? n->port0_guid : s->sn->port[pi].guid;
+}
+
+static uint64_t guid_hash(uint32_t pi, const void *ctx)
+{
+	return itab_hash_u64(sa_port_guid(ctx, pi));
+}
+
+static bool guid_eq(uint32_t pi, const void *key, const void *ctx)
+{
+	return sa_port_guid(ctx, pi) == *(const uint64_t *)key;
+}
 
 /*
  * Every unicast LID to the port that owns it (LMC ranges included), and
@@ -47,6 +71,29 @@ static int index_lids(struct sa_src *s)
 	return 0;
 }
 
+/*
+ * The end ports with a LID by the GUID records name them by; of two with
+ * one GUID (a fabric with duplicates), the first in model order, which is
+ * the one a walk over the ports finds first.
+ */
+static int index_guids(struct sa_src *s)
+{
+	for (uint32_t pi = 0; pi < s->sn->n_ports; pi++) {
+		uint64_t guid;
+		int r;
+
+		if (!sa_lid_endport(s, pi))
+			continue;
+		guid = sa_port_guid(s, pi);
+		if (itab_find(&s->by_guid, itab_hash_u64(guid), &guid, guid_eq, s) != ITAB_EMPTY)
+			continue;
+		r = itab_insert(&s->by_guid, itab_hash_u64(guid), pi, guid_hash, s);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int sa_src_index(struct sa_src *s)
 {
 	int r;
@@ -55,6 +102,8 @@ int sa_src_index(struct sa_src *s)
 	if (!s->sn)
 		return 0;
 	r = index_lids(s);
+	if (r == 0)
+		r = index_guids(s);
 	if (r < 0)
 		sa_src_free(s);
 	return r;
@@ -66,6 +115,7 @@ void sa_src_free(struct sa_src *s)
 	s->by_lid = NULL;
 	s->max_lid = 0;
 	s->lid_ambiguous = false;
+	itab_free(&s->by_guid);
 }
 
 uint32_t sa_port_of_lid(const struct sa_src *s, uint16_t lid)
@@ -73,6 +123,11 @@ uint32_t sa_port_of_lid(const struct sa_src *s, uint16_t lid)
 	if (!s->by_lid || !lid || lid > SUBNET_LID_UCAST_END)
 		return SUBNET_NONE;
 	return s->by_lid[lid];
+}
+
+uint32_t sa_port_of_guid(const struct sa_src *s, uint64_t guid)
+{
+	return itab_find(&s->by_guid, itab_hash_u64(guid), &guid, guid_eq, s);
 }
 
 void sa_lid_ports(const struct sa_src *s, bool by_lid, uint16_t lid, uint32_t *first,

@@ -5,8 +5,9 @@
  * and h3 (LID 5, a 1024-byte link) on sw2 ports 1 and 2; LFTs as
  * programmed in the cache, an engine's SL table. Checked: the SLID/DLID,
  * the route's least MTU and rate, the engine's SL of the entry switch,
- * P_Keys and limited members, unreachable DLIDs, GIDs, selectors, the
- * statuses; P_KeyTable, SL2VL and VLArb records.
+ * P_Keys and limited members, unreachable DLIDs, GIDs (every pair found
+ * through the GUID index, as by LID), selectors, the statuses; P_KeyTable,
+ * SL2VL and VLArb records.
  */
 #include <endian.h>
 #include <errno.h>
@@ -351,6 +352,68 @@ static void test_path_gids_and_statuses(void **state)
 	free(a.out);
 }
 
+/*
+ * By GID, as hosts ask (SGID, DGID, P_Key, reversible, one path), every
+ * pair of end ports: found through the GUID index, the same records as by
+ * LID; and one end given by GID or by LID lists the same paths in the same
+ * order.
+ */
+static void test_path_by_gid_every_pair(void **state)
+{
+	struct fab *f = *state;
+	uint32_t end[5];
+	unsigned n = 0;
+	ib_path_rec_t t;
+	struct ans g, l;
+
+	for (uint32_t pi = 0; pi < f->sn->n_ports; pi++)
+		if (sa_lid_endport(&f->src, pi))
+			end[n++] = pi;
+	assert_int_equal(n, 5);
+	for (unsigned i = 0; i < n; i++) {
+		uint16_t si = sa_endport_lid(&f->src, end[i], NULL);
+
+		for (unsigned j = 0; j < n; j++) {
+			uint16_t dj = sa_endport_lid(&f->src, end[j], NULL);
+
+			assert_int_equal(sa_port_of_guid(&f->src, sa_port_guid(&f->src, end[j])),
+					 end[j]);
+			memset(&t, 0, sizeof(t));
+			t.sgid.unicast.prefix = t.dgid.unicast.prefix = htobe64(0xfe80000000000000ULL);
+			t.sgid.unicast.interface_id = htobe64(sa_port_guid(&f->src, end[i]));
+			t.dgid.unicast.interface_id = htobe64(sa_port_guid(&f->src, end[j]));
+			t.pkey = htobe16(0xffff);
+			t.num_path = 0x81;
+			g = ask(f, IB_MAD_METHOD_GET, M(SGID) | M(DGID) | M(PKEY) | M(NUMB) | M(11), &t,
+				2);
+			t = lids(si, dj);
+			l = ask(f, IB_MAD_METHOD_GET, M(SLID) | M(DLID), &t, 2);
+			assert_int_equal(g.status, 0);
+			assert_int_equal(g.status, l.status);
+			assert_memory_equal(rec(&g, 0), rec(&l, 0), sizeof(ib_path_rec_t));
+			assert_int_equal(be16toh(rec(&g, 0)->slid), si);
+			assert_int_equal(be16toh(rec(&g, 0)->dlid), dj);
+			free(g.out);
+			free(l.out);
+		}
+		/* From this port to every end port, in the model's order. */
+		memset(&t, 0, sizeof(t));
+		t.sgid.unicast.prefix = htobe64(0xfe80000000000000ULL);
+		t.sgid.unicast.interface_id = htobe64(sa_port_guid(&f->src, end[i]));
+		g = ask(f, IB_MAD_METHOD_GETTABLE, M(SGID), &t, 2);
+		t = lids(si, 0);
+		l = ask(f, IB_MAD_METHOD_GETTABLE, M(SLID), &t, 2);
+		assert_int_equal(g.len, SA_HDR_SIZE + n * sizeof(ib_path_rec_t));
+		assert_int_equal(g.len, l.len);
+		assert_memory_equal(g.out + SA_HDR_SIZE, l.out + SA_HDR_SIZE, g.len - SA_HDR_SIZE);
+		for (unsigned j = 0; j < n; j++)
+			assert_int_equal(be64toh(rec(&g, j)->dgid.unicast.interface_id),
+					 sa_port_guid(&f->src, end[j]));
+		free(g.out);
+		free(l.out);
+	}
+}
+
 static void test_path_selectors(void **state)
 {
 	struct fab *f = *state;
@@ -593,6 +656,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_path_sl_requested, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path_unrouted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path_gids_and_statuses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_path_by_gid_every_pair, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path_selectors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path_partitions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tables, setup, teardown),

@@ -4,8 +4,8 @@
  * two CAs): record counts and sizes, the Get/GetTable statuses (exactly one,
  * none, too many), component masks down to sub-byte PortInfo fields,
  * partitions hiding ports, and malformed or unsupported requests answered
- * with the right MAD status, never read past their end. The view's LID
- * index: which ports a query by LID looks at, LMC, LIDs two ports claim.
+ * with the right MAD status, never read past their end. The view's
+ * indexes: every end port by GUID and by LID, unknown ones, duplicates.
  */
 #include <endian.h>
 #include <errno.h>
@@ -631,6 +631,49 @@ static void test_inform_rules(void **state)
 	free(a.out);
 	assert_int_equal(ev.n_sub, 3);
 	sa_events_free(&ev);
+/* The GUID index: each end port with a LID by the GUID records name it by, nothing else. */
+static void test_guid_index(void **state)
+{
+	struct fab *f = *state;
+	uint32_t sw0 = subnet_port_idx(f->sn, f->sw, 0), h1 = subnet_port_idx(f->sn, f->ca1, 1),
+		 h2 = subnet_port_idx(f->sn, f->ca2, 1);
+	unsigned found = 0;
+
+	for (uint32_t pi = 0; pi < f->sn->n_ports; pi++) {
+		if (!sa_lid_endport(&f->src, pi))
+			continue;
+		assert_int_equal(sa_port_of_guid(&f->src, sa_port_guid(&f->src, pi)), pi);
+		found++;
+	}
+	assert_int_equal(found, 3);
+	/* A switch by its port 0's GUID, which all its ports share. */
+	assert_int_equal(sa_port_of_guid(&f->src, 0x100), sw0);
+	assert_int_equal(sa_port_guid(&f->src, subnet_port_idx(f->sn, f->sw, 3)), 0x100);
+	assert_int_equal(sa_port_of_guid(&f->src, 0x201), h1);
+	assert_int_equal(sa_port_of_guid(&f->src, 0x301), h2);
+	/* Unknown: a NodeGUID of a CA, a GUID nobody has, 0. */
+	assert_int_equal(sa_port_of_guid(&f->src, 0x200), SUBNET_NONE);
+	assert_int_equal(sa_port_of_guid(&f->src, 0x999), SUBNET_NONE);
+	assert_int_equal(sa_port_of_guid(&f->src, 0), SUBNET_NONE);
+	/* A port without a LID is no end port to find. */
+	f->sn->port[h2].lid = 0;
+	assert_int_equal(sa_src_index(&f->src), 0);
+	assert_int_equal(sa_port_of_guid(&f->src, 0x301), SUBNET_NONE);
+	/* Two ports with one GUID: the first in model order that has a LID. */
+	f->sn->port[h2].lid = 3;
+	f->sn->port[h2].guid = 0x201;
+	assert_int_equal(sa_src_index(&f->src), 0);
+	assert_int_equal(sa_port_of_guid(&f->src, 0x201), h1);
+	f->sn->port[h1].lid = 0;
+	assert_int_equal(sa_src_index(&f->src), 0);
+	assert_int_equal(sa_port_of_guid(&f->src, 0x201), h2);
+	/* No model: nothing indexed, nothing found. */
+	f->src.sn = NULL;
+	assert_int_equal(sa_src_index(&f->src), 0);
+	assert_int_equal(sa_port_of_guid(&f->src, 0x100), SUBNET_NONE);
+	f->src.sn = f->sn;
+}
+
 static unsigned nrecs(const struct ans *a, size_t size)
 {
 	return (unsigned)((a->len - SA_HDR_SIZE) / size);
@@ -720,6 +763,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_inform_set, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trust, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inform_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_guid_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lid_index, setup, teardown),
 	};
 
