@@ -631,6 +631,8 @@ static void test_inform_rules(void **state)
 	free(a.out);
 	assert_int_equal(ev.n_sub, 3);
 	sa_events_free(&ev);
+}
+
 /* The GUID index: each end port with a LID by the GUID records name it by, nothing else. */
 static void test_guid_index(void **state)
 {
