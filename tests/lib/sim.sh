@@ -329,8 +329,10 @@ _sim_reap_clients() { # NAME
 # with the RMPP shim preloaded in front of umad2sim, which gives libibumad
 # agents registered with rmpp_version 1 kernel-style RMPP, and its helper
 # librmpp_tail.so behind umad2sim (see tests/rig/README). They are in
-# $SIM_RMPP_DIR, else $builddir/tests/rig (`make check` builds them). Prints
-# the LD_PRELOAD value for CMD; fails (sim_run then returns 125) without them.
+# $SIM_RMPP_DIR, else $builddir/tests/rig (`make check` builds them). Without
+# SIM_RMPP, CMD gets libagent_guard.so and the tail when they are built (they
+# drop MADs no agent takes, on which umad2sim crashes). Prints the LD_PRELOAD
+# value for CMD; fails (sim_run then returns 125) without the shim's files.
 _sim_preload() {
 	local p=$SIM_UMAD2SIM d
 	if [ "${SIM_RMPP:-0}" = 1 ]; then
@@ -342,6 +344,14 @@ _sim_preload() {
 		fi
 		d=$(readlink -f -- "$d")
 		p=$d/librmpp_shim.so:$p:$d/librmpp_tail.so
+	else
+		# Without the shim, the guard (when built) keeps umad2sim from
+		# crashing on a MAD no agent takes (tests/rig/agent_guard.c).
+		d=${SIM_RMPP_DIR:-${builddir:-.}/tests/rig}
+		if [ -r "$d/libagent_guard.so" ] && [ -r "$d/librmpp_tail.so" ]; then
+			d=$(readlink -f -- "$d")
+			p=$d/libagent_guard.so:$p:$d/librmpp_tail.so
+		fi
 	fi
 	printf '%s\n' "$p${LD_PRELOAD:+:$LD_PRELOAD}"
 }
