@@ -11,7 +11,13 @@
  *  - the port holds the group's P_Key, and its link carries the group's
  *    MTU and rate; a Q_Key, P_Key or MLID given must be the group's: else
  *    "request invalid";
- *  - only a full member creates (IBA 15.2.5.17.1, o15-0.2.4).
+ *  - only a full (or send-only full) member creates (o15-0.1.9), and only
+ *    with a well-formed MGID (o15-0.1.6: 0xff, no reserved flag, no
+ *    SA-style signature with link-local scope);
+ *  - a rate or MTU given with its selector is a real code (o15-0.1.8);
+ *  - a leave names only JoinState bits the port holds and is answered
+ *    with what it keeps (o15-0.1.14).
+ * OpenSM's osmtest -f m passes against these rules (tests/e2e/osmtest_test.sh).
  * Lists: trusted requesters (the SM_Key) see every member; others one
  * record per group, PortGID zeroed, as OpenSM answers them.
  */
@@ -149,7 +155,7 @@ static uint16_t member_port(struct sa_query *q, const ib_member_rec_t *t, uint32
 
 	*pi = subnet_find_port_guid(s->sn, guid);
 	if (*pi == SUBNET_NONE)
-		return SA_ST_INVALID_GID;
+		return SA_ST_REQ_INVALID; /* a port the SM does not know: as OpenSM answers */
 	if (*pi != q->requester && q->requester != s->sm_port)
 		return SA_ST_DENIED;
 	return SA_ST_OK;
@@ -181,6 +187,25 @@ static uint16_t join_checks(struct sa_query *q, const ib_member_rec_t *t, uint64
 	return SA_ST_OK;
 }
 
+/*
+ * May a new group have this MGID (IBA 4.1.1, o15-0.1.6)? It starts 0xff;
+ * the three upper flag bits are reserved; an SA-style MGID (signature
+ * 0xA01B) is not link-local. IPoIB MGIDs (0x401B, 0x601B) are taken as
+ * they come, as OpenSM takes them.
+ */
+static bool mgid_ok(const uint8_t m[16])
+{
+	uint16_t sig = (uint16_t)(m[2] << 8 | m[3]);
+
+	if (m[0] != 0xff)
+		return false;
+	if (sig == 0x401b || sig == 0x601b)
+		return true;
+	if (m[1] & 0xe0)
+		return false;
+	return !(sig == 0xa01b && (m[1] & 0xf) == 2);
+}
+
 /* A new group from the request; the port pi creates it. */
 static uint16_t create(struct sa_query *q, const ib_member_rec_t *t, uint64_t mask, uint32_t pi,
 		       struct mcast_group **out)
@@ -195,8 +220,8 @@ static uint16_t create(struct sa_query *q, const ib_member_rec_t *t, uint64_t ma
 	if ((mask & MCR_CREATE_NEED) != MCR_CREATE_NEED)
 		return SA_ST_INSUF_COMPS;
 	memcpy(g.mgid, t->mgid.raw, 16);
-	if (memcmp(g.mgid, zero, 16) && g.mgid[0] != 0xff)
-		return SA_ST_INVALID_GID; /* IBA 4.1.1: a multicast GID starts 0xff */
+	if (memcmp(g.mgid, zero, 16) && !mgid_ok(g.mgid))
+		return SA_ST_REQ_INVALID; /* as OpenSM answers a malformed MGID (o15-0.1.6) */
 	g.qkey = be32toh(t->qkey);
 	g.pkey = be16toh(t->pkey);
 	if (!(g.pkey & 0x7fff) || !holds_pkey(q->src, pi, g.pkey))
@@ -237,7 +262,7 @@ static void join(struct sa_query *q, const ib_member_rec_t *t, uint64_t mask)
 
 	if ((mask & MCR_JOIN_NEED) != MCR_JOIN_NEED)
 		q->status = SA_ST_INSUF_COMPS;
-	else if (!js || (js & ~(MCAST_FULL | MCAST_NON | MCAST_SENDONLY)))
+	else if (!js || (js & ~(MCAST_FULL | MCAST_NON | MCAST_SENDONLY | MCAST_SENDONLY_FULL)))
 		q->status = SA_ST_REQ_INVALID;
 	else
 		q->status = member_port(q, t, &pi);
@@ -245,8 +270,9 @@ static void join(struct sa_query *q, const ib_member_rec_t *t, uint64_t mask)
 		return;
 	g = mcast_find(mc, t->mgid.raw);
 	if (!g) {
-		/* IBA 15.2.5.17.1: only a full member creates a group. */
-		q->status = !(js & MCAST_FULL) ? SA_ST_REQ_INVALID : create(q, t, mask, pi, &g);
+		/* IBA 15.2.5.17.1 (o15-0.1.9): only a full member creates a group. */
+		q->status = !(js & (MCAST_FULL | MCAST_SENDONLY_FULL)) ? SA_ST_REQ_INVALID :
+									 create(q, t, mask, pi, &g);
 		if (q->status)
 			return;
 	} else if ((q->status = join_checks(q, t, mask, g, pi))) {
@@ -267,7 +293,8 @@ static void leave(struct sa_query *q, const ib_member_rec_t *t, uint64_t mask)
 {
 	struct mcast *mc = q->src->mcast;
 	struct mcast_group *g;
-	uint8_t js = (mask & MCR_JOIN) ? t->scope_state & 0xf : 0xf;
+	const struct mcast_member *m;
+	uint8_t js;
 	ib_member_rec_t r;
 	uint32_t pi;
 	bool gone;
@@ -283,10 +310,20 @@ static void leave(struct sa_query *q, const ib_member_rec_t *t, uint64_t mask)
 		q->status = SA_ST_REQ_INVALID; /* no such group */
 		return;
 	}
-	/* The answer says what the port left: built before the group may go. */
-	rec_of(q->src, g, q->src->sn->port[pi].guid, js, &r);
-	if (mcast_leave(mc, g, q->src->sn->port[pi].guid, js, &gone) < 0) {
+	/*
+	 * o15-0.1.14: the JoinState bits to drop must all be the port's (no
+	 * JoinState in the mask: all of them). The answer says what the port
+	 * keeps, as OpenSM's: built before the group may go.
+	 */
+	m = mcast_member(g, q->src->sn->port[pi].guid);
+	js = !m ? 0 : (mask & MCR_JOIN) ? t->scope_state & 0xf : m->state;
+	if (!m || !js || (js & ~m->state)) {
 		q->status = SA_ST_REQ_INVALID; /* not a member with that state */
+		return;
+	}
+	rec_of(q->src, g, q->src->sn->port[pi].guid, (uint8_t)(m->state & ~js), &r);
+	if (mcast_leave(mc, g, q->src->sn->port[pi].guid, js, &gone) < 0) {
+		q->status = SA_ST_REQ_INVALID;
 		return;
 	}
 	mcast_changed(mc);
@@ -333,6 +370,16 @@ static void list(struct sa_query *q, const ib_member_rec_t *t)
 	}
 }
 
+/* A rate or MTU the request gives with its selector must be a real code (IBA Tables 205, 207). */
+static bool codes_ok(const ib_member_rec_t *t, uint64_t mask)
+{
+	uint8_t rate = t->rate & 0x3f, mtu = t->mtu & 0x3f;
+
+	if ((mask & (MCR_RATE_SEL | MCR_RATE)) == (MCR_RATE_SEL | MCR_RATE) && !rate_speed(rate))
+		return false;
+	return (mask & (MCR_MTU_SEL | MCR_MTU)) != (MCR_MTU_SEL | MCR_MTU) || (mtu >= 1 && mtu <= 5);
+}
+
 static void walk_mcm(struct sa_query *q)
 {
 	ib_member_rec_t t;
@@ -344,6 +391,10 @@ static void walk_mcm(struct sa_query *q)
 		return;
 	}
 	memcpy(&t, q->req->rec, sizeof(t));
+	if (!codes_ok(&t, mask)) {
+		q->status = SA_ST_REQ_INVALID; /* as OpenSM, for every method */
+		return;
+	}
 	switch (q->req->method) {
 	case IB_MAD_METHOD_SET: join(q, &t, mask); break;
 	case IB_MAD_METHOD_DELETE: leave(q, &t, mask); break;

@@ -30,6 +30,7 @@ enum {
 	MCAST_FULL = 0x1,
 	MCAST_NON = 0x2,
 	MCAST_SENDONLY = 0x4,
+	MCAST_SENDONLY_FULL = 0x8, /* IBA 1.3 15.2.5.17: sends only, counts as full for creating */
 };
 
 struct mcast_member {

@@ -9,8 +9,11 @@
 #    links, LFT/MFT records, subscriptions with the requester's QPN), a
 #    request with a wrong SM_Key left unanswered, and ServiceRecords:
 #    register, lease, query by every field, delete;
-#  - the same two runs against OpenSM's SA on a twin simulator, to show
-#    the comparison is fair.
+#  - osmtest -f m (the multicast flow: creating, joining and leaving
+#    groups, MGID, JoinState, rate/MTU/lifetime and P_Key/Q_Key rules) on
+#    2sw2path;
+#  - the same runs against OpenSM's SA on a twin simulator, to show the
+#    comparison is fair.
 # Fabrics: tests/topologies/2sw2path.topo (6 nodes, both SMs) and
 # ft2-k8.topo (44 nodes, loomd).
 set -uo pipefail
@@ -59,6 +62,16 @@ osmtest_flows() {
 	tap_diag "$l: osmtest -f c and -f a took $((SECONDS - t0)) s"
 }
 
+# osmtest_mcast NAME LABEL: the multicast flow (needs -f c's inventory).
+osmtest_mcast() {
+	local n=$1 l=$2 rc=0
+	SIM_RMPP=1 sim_run "$n" --timeout 240 --out "$tmp/$n.m.out" \
+		osmtest -f m -i "$tmp/$n.dat" -l "$tmp/$n.m.log" || rc=$?
+	tap_is "$l: osmtest -f m (multicast) passes" "$rc" 0 ||
+		tap_diag "$(grep -v 'EXPECTED\|Expecting' "$tmp/$n.m.log" | grep ERR | tail -n 5)"
+	tap_check "$l: osmtest says PASS" grep -q 'TEST "Multicast" PASS' "$tmp/$n.m.out"
+}
+
 # ---- OpenSM, the reference -------------------------------------------------
 if sim_start o "$srcdir/tests/topologies/2sw2path.topo"; then
 	dir=$(sim_dir o)
@@ -66,6 +79,7 @@ if sim_start o "$srcdir/tests/topologies/2sw2path.topo"; then
 		-f "$tmp/osm.log" --dump_files_dir "$dir" &
 	tap_check "OpenSM: SUBNET UP" wait_log "$tmp/osm.log" 'SUBNET UP'
 	osmtest_flows o "OpenSM 2sw2path"
+	osmtest_mcast o "OpenSM 2sw2path"
 	sim_signal o TERM
 	sim_stop o
 else
@@ -84,6 +98,7 @@ for name in 2sw2path ft2-k8; do
 		--state-dir "$tmp/l$i.state" &
 	tap_check "loomd $name: SUBNET UP" wait_log "$tmp/l$i.loomd.log" 'SUBNET UP'
 	osmtest_flows "l$i" "loomd $name"
+	[ "$name" = 2sw2path ] && osmtest_mcast "l$i" "loomd $name"
 	# osmtest -f a asks once with a wrong SM_Key: dropped unanswered, and said.
 	tap_check "loomd $name: the request with a wrong SM_Key was dropped and logged" \
 		grep -q 'with a wrong SM_Key' "$tmp/l$i.loomd.log"
