@@ -18,36 +18,19 @@ set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
 . "$srcdir/tests/lib/sim.sh"
+. "$srcdir/tests/lib/sa.sh"
 tmp=$(mktemp -d)
 sim_trap_exit 'rm -rf "$tmp"'
 topo=$srcdir/tests/topologies/ft2-k8.topo
 
-for tool in ibsim opensm saquery dump_mfts; do
-	if ! command -v "$tool" >/dev/null; then
-		[ "${CI:-}" = true ] && { echo "Bail out! $tool not installed"; exit 1; }
-		echo "1..0 # SKIP $tool not installed (contrib/setup-debian.sh --test)"
-		exit 0
-	fi
-done
-rig=${SIM_RMPP_DIR:-${builddir:-.}/tests/rig}
+need_tools ibsim opensm saquery dump_mfts
+need_rig librmpp_shim.so librmpp_tail.so mcjoin
 MCJOIN=${MCJOIN:-$rig/mcjoin}
-if ! [ -x "$MCJOIN" ] || ! [ -r "$rig/librmpp_shim.so" ]; then
-	echo "Bail out! no mcjoin or librmpp_shim.so in $rig (run through make check)"
-	exit 1
-fi
-export SIM_RMPP_DIR=$rig
 G=ff12:601b:ffff::4d43 # the test's group
 
 sim_topo_nodes "$topo" >"$tmp/types"
 sim_topo_links "$topo" >"$tmp/links"
 
-wait_log() { # FILE PATTERN
-	for _ in $(seq 600); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # join SIM HOST ARGS...: mcjoin from host hNNNNN; its answer in $tmp/join.out.
 join() {

@@ -19,27 +19,12 @@
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$srcdir/tests/lib/sim.sh"
+. "$srcdir/tests/lib/sa.sh"
 LOOMD=${LOOMD:-loomd}
 tmp=$(mktemp -d)
 sim_trap_exit 'rm -rf "$tmp"'
-
-for tool in ibsim opensm ibnetdiscover osmtest; do
-	if ! command -v "$tool" >/dev/null; then
-		[ "${CI:-}" = true ] && { echo "Bail out! $tool not installed"; exit 1; }
-		echo "1..0 # SKIP $tool not installed (contrib/setup-debian.sh --test)"
-		exit 0
-	fi
-done
-
-# wait_log FILE PATTERN: bounded wait (30 s) for PATTERN in FILE.
-wait_log() {
-	local i
-	for ((i = 0; i < 300; i++)); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
+need_tools ibsim opensm ibnetdiscover osmtest
+need_rig librmpp_shim.so librmpp_tail.so
 
 # osmtest_flows NAME LABEL: -f c, then -f a against whichever SM runs on NAME.
 osmtest_flows() {
@@ -74,10 +59,7 @@ osmtest_mcast() {
 
 # ---- OpenSM, the reference -------------------------------------------------
 if sim_start o "$srcdir/tests/topologies/2sw2path.topo"; then
-	dir=$(sim_dir o)
-	SIM_RMPP=1 sim_run o --timeout 300 --out "$tmp/osm.out" opensm -d2 -F "$dir/opensm.conf" \
-		-f "$tmp/osm.log" --dump_files_dir "$dir" &
-	tap_check "OpenSM: SUBNET UP" wait_log "$tmp/osm.log" 'SUBNET UP'
+	tap_check "OpenSM: SUBNET UP" sa_opensm o "$tmp/osm.log"
 	osmtest_flows o "OpenSM 2sw2path"
 	osmtest_mcast o "OpenSM 2sw2path"
 	sim_signal o TERM
@@ -94,9 +76,7 @@ for name in 2sw2path ft2-k8; do
 		tap_check "$name: simulator starts" false
 		continue
 	fi
-	SIM_RMPP=1 sim_run "l$i" --timeout 300 --out "$tmp/l$i.loomd.log" "$LOOMD" \
-		--state-dir "$tmp/l$i.state" &
-	tap_check "loomd $name: SUBNET UP" wait_log "$tmp/l$i.loomd.log" 'SUBNET UP'
+	tap_check "loomd $name: SUBNET UP" sa_loomd "l$i" "$tmp/l$i.loomd.log" "$tmp/l$i.state"
 	osmtest_flows "l$i" "loomd $name"
 	[ "$name" = 2sw2path ] && osmtest_mcast "l$i" "loomd $name"
 	# osmtest -f a asks once with a wrong SM_Key: dropped unanswered, and said.

@@ -15,34 +15,17 @@ set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
 . "$srcdir/tests/lib/sim.sh"
+. "$srcdir/tests/lib/sa.sh"
 tmp=$(mktemp -d)
 sim_trap_exit 'rm -rf "$tmp"'
 topo=$srcdir/tests/topologies/ft2-k8.topo
 
-for tool in ibsim opensm saquery; do
-	if ! command -v "$tool" >/dev/null; then
-		[ "${CI:-}" = true ] && { echo "Bail out! $tool not installed"; exit 1; }
-		echo "1..0 # SKIP $tool not installed (contrib/setup-debian.sh --test)"
-		exit 0
-	fi
-done
-rig=${SIM_RMPP_DIR:-${builddir:-.}/tests/rig}
+need_tools ibsim opensm saquery
+need_rig librmpp_shim.so librmpp_tail.so sasub mcjoin
 SASUB=${SASUB:-$rig/sasub}
 MCJOIN=${MCJOIN:-$rig/mcjoin}
-if ! [ -x "$SASUB" ] || ! [ -x "$MCJOIN" ] || ! [ -r "$rig/librmpp_shim.so" ]; then
-	echo "Bail out! no sasub, mcjoin or librmpp_shim.so in $rig (run through make check)"
-	exit 1
-fi
-export SIM_RMPP_DIR=$rig
 WAIT_MS=30000 # a Report within this: a sweep or two, on a loaded machine
 
-wait_log() { # FILE PATTERN
-	for _ in $(seq 600); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # The leaf port facing h00002: Unlink takes the host off the fabric.
 victim=$(sim_topo_links "$topo" | awk -F'\t' '$3 == "h00002" { print "\"" $1 "\"[" $2 "]"; exit }')

@@ -16,31 +16,15 @@ srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
 LOOM=${LOOM:-loom}
 . "$srcdir/tests/lib/sim.sh"
+. "$srcdir/tests/lib/sa.sh"
 tmp=$(mktemp -d)
 sim_trap_exit 'rm -rf "$tmp"'
 
-for tool in ibsim opensm saquery smpquery ibtracert; do
-	if ! command -v "$tool" >/dev/null; then
-		[ "${CI:-}" = true ] && { echo "Bail out! $tool not installed"; exit 1; }
-		echo "1..0 # SKIP $tool not installed (contrib/setup-debian.sh --test)"
-		exit 0
-	fi
-done
-rig=${SIM_RMPP_DIR:-${builddir:-.}/tests/rig}
-SAMPR=${SAMPR:-$(cd "$rig" 2>/dev/null && pwd)/sampr} # absolute: sim_run runs in the sim dir
-if ! [ -r "$rig/librmpp_shim.so" ] || ! [ -r "$rig/librmpp_tail.so" ] || ! [ -x "$SAMPR" ]; then
-	echo "Bail out! no librmpp_shim.so/librmpp_tail.so/sampr in $rig (run through make check)"
-	exit 1
-fi
+need_tools ibsim opensm saquery smpquery ibtracert
+need_rig librmpp_shim.so librmpp_tail.so sampr
+SAMPR=${SAMPR:-$rig/sampr}
 SQ_MS=20000
 
-wait_log() { # FILE PATTERN
-	for ((i = 0; i < 600; i++)); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 # sq SIM TAG ARGS...: saquery under the shim into $tmp/SIM.TAG.out; its status.
 sq() {
 	local s=$1 tag=$2

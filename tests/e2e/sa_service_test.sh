@@ -18,35 +18,18 @@ set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
 . "$srcdir/tests/lib/sim.sh"
+. "$srcdir/tests/lib/sa.sh"
 tmp=$(mktemp -d)
 sim_trap_exit 'rm -rf "$tmp"'
 topo=$srcdir/tests/topologies/2sw2path.topo
 
-for tool in ibsim opensm saquery osmtest; do
-	if ! command -v "$tool" >/dev/null; then
-		[ "${CI:-}" = true ] && { echo "Bail out! $tool not installed"; exit 1; }
-		echo "1..0 # SKIP $tool not installed (contrib/setup-debian.sh --test)"
-		exit 0
-	fi
-done
-rig=${SIM_RMPP_DIR:-${builddir:-.}/tests/rig}
+need_tools ibsim opensm saquery osmtest
+need_rig librmpp_shim.so librmpp_tail.so saservice
 SASERVICE=${SASERVICE:-$rig/saservice}
-if ! [ -x "$SASERVICE" ] || ! [ -r "$rig/librmpp_shim.so" ]; then
-	echo "Bail out! no saservice or librmpp_shim.so in $rig (run through make check)"
-	exit 1
-fi
 export SIM_RMPP_DIR=$rig
 SQ_MS=20000 # saquery's timeout: ample on a loaded machine
 LEASE=5     # seconds: the short lease
 
-# wait_log FILE PATTERN [TENTHS]: until FILE has a line matching PATTERN.
-wait_log() {
-	for ((i = 0; i < ${3:-600}; i++)); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # sr SIM: saquery SR under the shim into $tmp/sr.out; its status.
 sr() {

@@ -14,31 +14,14 @@ set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
 . "$srcdir/tests/lib/sim.sh"
+. "$srcdir/tests/lib/sa.sh"
 tmp=$(mktemp -d)
 sim_trap_exit 'rm -rf "$tmp"'
 
-for tool in ibsim opensm ibnetdiscover saquery smpquery sminfo dump_lfts; do
-	if ! command -v "$tool" >/dev/null; then
-		[ "${CI:-}" = true ] && { echo "Bail out! $tool not installed"; exit 1; }
-		echo "1..0 # SKIP $tool not installed (contrib/setup-debian.sh --test)"
-		exit 0
-	fi
-done
-rig=${SIM_RMPP_DIR:-${builddir:-.}/tests/rig}
-if ! [ -r "$rig/librmpp_shim.so" ] || ! [ -r "$rig/librmpp_tail.so" ]; then
-	echo "Bail out! no librmpp_shim.so/librmpp_tail.so in $rig (run through make check)"
-	exit 1
-fi
+need_tools ibsim opensm ibnetdiscover saquery smpquery sminfo dump_lfts
+need_rig librmpp_shim.so librmpp_tail.so
 SQ_MS=20000 # saquery's timeout: ample on a loaded machine
 
-# wait_log FILE PATTERN [TENTHS]: until FILE has a line matching PATTERN.
-wait_log() {
-	for ((i = 0; i < ${3:-600}; i++)); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # sq SIM TAG ARGS...: saquery under the shim; output in $tmp/SIM.TAG.out, status returned.
 sq() {

@@ -1,0 +1,65 @@
+# shellcheck shell=bash
+# What the fabric tests of the SA share (sourced after sim.sh): the tools
+# they need, the test rig (tests/rig: the RMPP shim and the SA clients),
+# a bounded wait for a log line, and either SM started in the background
+# under the shim, as a head node runs it.
+
+# need_tools TOOL...: without one of them the test is skipped (plan 0),
+# or, in CI, bails out: CI installs everything a test needs.
+need_tools() {
+	local tool
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null && continue
+		[ "${CI:-}" = true ] && { echo "Bail out! $tool not installed"; exit 1; }
+		echo "1..0 # SKIP $tool not installed (contrib/setup-debian.sh --test)"
+		exit 0
+	done
+}
+
+# need_rig FILE...: sets rig to the rig's folder, absolute (sim_run runs
+# commands in the simulator's folder), exports it as SIM_RMPP_DIR, and
+# bails out unless every FILE is in it (make check builds them).
+need_rig() {
+	local f
+	rig=$(cd "${SIM_RMPP_DIR:-${builddir:-.}/tests/rig}" 2>/dev/null && pwd) || rig=
+	for f in "$@"; do
+		[ -n "$rig" ] && [ -r "$rig/$f" ] && continue
+		echo "Bail out! no $f in ${rig:-tests/rig} (run through make check)"
+		exit 1
+	done
+	export SIM_RMPP_DIR=$rig
+}
+
+# wait_log FILE PATTERN [TENTHS]: until FILE has a line matching PATTERN,
+# at most TENTHS tenths of a second (default 600: a loaded machine).
+wait_log() {
+	local i
+	for ((i = 0; i < ${3:-600}; i++)); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# sa_opensm NAME LOG [ARGS...]: OpenSM on simulator NAME, under the shim,
+# in the background (no -o: it stays to answer), its log in LOG; waits for
+# SUBNET UP (bounded). SM_PID is its sim_run.
+sa_opensm() {
+	local name=$1 log=$2 dir
+	shift 2
+	dir=$(sim_dir "$name")
+	SIM_RMPP=1 sim_run "$name" --timeout 600 --out "$log.out" opensm -d2 -F "$dir/opensm.conf" \
+		-f "$log" --dump_files_dir "$dir" "$@" &
+	SM_PID=$!
+	wait_log "$log" 'SUBNET UP'
+}
+
+# sa_loomd NAME LOG STATEDIR [ARGS...]: loomd the same way; its log in LOG.
+sa_loomd() {
+	local name=$1 log=$2 state=$3
+	shift 3
+	SIM_RMPP=1 sim_run "$name" --timeout 600 --out "$log" "${LOOMD:-loomd}" \
+		--state-dir "$state" "$@" &
+	SM_PID=$!
+	wait_log "$log" 'SUBNET UP'
+}
