@@ -11,7 +11,7 @@
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 LOOM=${LOOM:-$src/tools/loom}
-LOOMD=${LOOMD:-$src/sm/loomd}
+LOOMD=${LOOMD:-$src/loomd/loomd}
 topo=${1:-$src/tests/topologies/ft2-k8.topo}
 . "$src/tests/lib/sim.sh"
 out=$(mktemp -d)

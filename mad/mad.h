@@ -13,7 +13,7 @@
  *            one drop path for replies nobody waits for
  *
  * Data flows up: umad.c moves raw 256-byte MADs, txn.c matches them to
- * requests, smp.c turns them into structs for sm/. Network byte order exists
+ * requests, smp.c turns them into structs for the layers above. Network byte order exists
  * only in this folder; nothing here prints.
  */
 

@@ -58,7 +58,7 @@
 
 #include "lib/diag.h"
 #include "routing/route.h"
-#include "sm/subnet.h"
+#include "model/subnet.h"
 
 #define CHECK_MSGS_DEFAULT 20
 

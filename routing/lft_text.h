@@ -57,7 +57,7 @@
 
 #include "lib/diag.h"
 #include "routing/route.h"
-#include "sm/subnet.h"
+#include "model/subnet.h"
 
 enum lft_text_addr {
 	LFT_TEXT_ADDR_DR,   /* "DR path slid 0; dlid 0; 0,1,5" from opts.root, as dump_lfts */

@@ -25,7 +25,7 @@
  *   lft_text.c dump_lfts text out; lft_text_read.c: dump_lfts text in
  *
  * Data flows one way: the LID manager has put LIDs (and LMCs) into the model;
- * an engine reads the model and fills a struct route_out; programming (sm/)
+ * an engine reads the model and fills a struct route_out; programming (fabric/)
  * and `loom route` read that. Engines do not print: what went wrong, or what
  * could not be reached, goes into struct route_why for the caller to log.
  */
@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sm/subnet.h"
+#include "model/subnet.h"
 
 /* IBA LinearForwardingTable: egress port 255 drops the packet; unused LIDs map to it too. */
 #define ROUTE_DROP 0xff

@@ -30,7 +30,7 @@
  * builds a view of the last sweep (sa_src) and asks sa.c for the answer;
  * sa.c decodes (sa_req.c), checks access, walks one record family and builds
  * the response. Nothing here changes the model or prints; MCMemberRecord
- * Set/Delete change multicast groups (sm/mcast.h), which tells the SM;
+ * Set/Delete change multicast groups (plan/mcast.h), which tells the SM;
  * InformInfo Set changes the subscriptions (struct sa_events), which
  * sa_agent.c reads to send Reports; ServiceRecord Set/Delete change the
  * registered services (struct sa_services). Wire format (the
@@ -43,11 +43,11 @@
 
 #include "lib/itab.h"
 #include "mad/mad.h"
-#include "sm/disc.h"
-#include "sm/mcast.h"
-#include "sm/pkey.h"
-#include "sm/prog.h"
-#include "sm/subnet.h"
+#include "fabric/disc.h"
+#include "plan/mcast.h"
+#include "plan/pkey.h"
+#include "fabric/prog.h"
+#include "model/subnet.h"
 
 struct config;
 

@@ -14,8 +14,8 @@
 
 #include "config/config.h"
 #include "sa/sa_priv.h"
-#include "sm/agent.h"
-#include "sm/sweep.h"
+#include "loomd/agent.h"
+#include "loomd/sweep.h"
 
 void sa_init(struct sa *sa, const struct sweeper *sw, const struct agent *a, sa_send_fn send,
 	     void *send_arg)
@@ -76,7 +76,7 @@ static int refresh(struct sa *sa)
 	s->routes = sw->routes.n_sw ? &sw->routes : NULL;
 	s->config = sw->o.config;
 	/*
-	 * SL2VL and VLArb records say what programming sends (prog_want_*),
+	 * SL2VL and VLArb records say what programming sends (qos_want_*),
 	 * with the classes sweep.c hands it: loom.yaml's, else the defaults
 	 * when the engine's SL-to-VL map must go out. Else loomd leaves the
 	 * tables as the ports came up, which the SA does not know: no records.

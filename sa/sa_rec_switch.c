@@ -5,7 +5,7 @@
  * sweep read, with what loomd itself set (LinearFDBTop, PortStateChange
  * cleared); LFT blocks are the tables as programmed (the LFT cache), block
  * 0 up to the one holding the highest LID in use. MFT blocks are the
- * multicast tables as programmed (sm/mcast.h), each block and port
+ * multicast tables as programmed (plan/mcast.h), each block and port
  * position that holds any port.
  */
 #include <endian.h>

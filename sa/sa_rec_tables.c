@@ -3,8 +3,8 @@
  * P_KeyTableRecord (IBA 15.2.5.11), SL2VLMappingTableRecord (15.2.5.10)
  * and VLArbitrationTableRecord (15.2.5.9): the tables as loomd programmed
  * them. P_Keys come from the partition plan (sa_src.pkeys, the plan
- * prog_pkey.c sent); SL-to-VL and VL arbitration from prog_want_sl2vl and
- * prog_want_vlarb, the functions programming itself diffs against, so the
+ * prog_pkey.c sent); SL-to-VL and VL arbitration from qos_want_sl2vl and
+ * qos_want_vlarb, the functions programming itself diffs against, so the
  * SA and the fabric cannot disagree.
  */
 #include <endian.h>
@@ -102,21 +102,21 @@ static void walk_pkeys(struct sa_query *q)
 	}
 }
 
-static struct prog_qos_view qos_view(const struct sa_src *s)
+static struct qos_view src_qos_view(const struct sa_src *s)
 {
-	return (struct prog_qos_view){ .sn = s->sn, .live = s->live, .ro = s->routes,
+	return (struct qos_view){ .sn = s->sn, .live = s->live, .ro = s->routes,
 				       .qos = s->qos };
 }
 
 /* One SL2VL record: the table of output port out (IBA 14.2.5.8: it is the output port's). */
 static bool emit_sl2vl(struct sa_query *q, uint32_t at, uint8_t in, uint8_t out, uint32_t out_pi)
 {
-	struct prog_qos_view v = qos_view(q->src);
+	struct qos_view v = src_qos_view(q->src);
 	ib_slvl_table_record_t r;
 	uint8_t vl[SMP_NUM_SL];
 	bool folded;
 
-	prog_want_sl2vl(&v, out_pi, vl, &folded);
+	qos_want_sl2vl(&v, out_pi, vl, &folded);
 	memset(&r, 0, sizeof(r));
 	r.lid = htobe16(sa_endport_lid(q->src, at, NULL));
 	r.in_port_num = in;
@@ -161,7 +161,7 @@ static void walk_vlarb(struct sa_query *q)
 {
 	static const enum smp_vlarb_block blocks[] = { SMP_VLARB_LOW_0_31, SMP_VLARB_HIGH_0_31 };
 	const struct sa_src *s = q->src;
-	struct prog_qos_view v = qos_view(s);
+	struct qos_view v = src_qos_view(s);
 
 	if (!s->qos)
 		return;
@@ -177,7 +177,7 @@ static void walk_vlarb(struct sa_query *q)
 			struct smp_vlarb e[SMP_VLARB_BLOCK];
 			ib_vl_arb_table_record_t r;
 
-			if (!prog_want_vlarb(&v, pi, blocks[b], e))
+			if (!qos_want_vlarb(&v, pi, blocks[b], e))
 				continue;
 			memset(&r, 0, sizeof(r));
 			r.lid = htobe16(sa_endport_lid(s, pi, NULL));

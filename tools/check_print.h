@@ -7,7 +7,7 @@
 
 #include "lib/diag.h"
 #include "routing/check.h"
-#include "sm/subnet.h"
+#include "model/subnet.h"
 
 /* The report as lines for people, ending with "result: ok" or "result: PROBLEMS". */
 void check_print_text(FILE *f, const struct subnet *sn, const struct check_report *r,

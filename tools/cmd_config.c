@@ -9,7 +9,7 @@
 #include "config/config.h"
 #include "lib/cleanup.h"
 #include "lib/diag.h"
-#include "loom.h"
+#include "tools/loom.h"
 
 static void config_usage(FILE *f)
 {

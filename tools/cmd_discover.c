@@ -10,13 +10,13 @@
 #include <time.h>
 
 #include "lib/cleanup.h"
-#include "loom.h"
+#include "tools/loom.h"
 #include "mad/txn.h"
 #include "mad/umad.h"
-#include "sm/disc.h"
-#include "sm/subnet.h"
-#include "sm/topo_stats.h"
-#include "topo_print.h"
+#include "fabric/disc.h"
+#include "model/subnet.h"
+#include "model/topo_stats.h"
+#include "tools/topo_print.h"
 
 /* Drops are logged, but only the first few: a misbehaving fabric can send thousands. */
 #define DROP_LOG_MAX 10

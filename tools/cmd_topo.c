@@ -11,11 +11,11 @@
 #include "lib/cleanup.h"
 #include "lib/diag.h"
 #include "lib/json.h"
-#include "loom.h"
-#include "sm/subnet.h"
-#include "sm/topo.h"
-#include "sm/topo_stats.h"
-#include "topo_print.h"
+#include "tools/loom.h"
+#include "model/subnet.h"
+#include "model/topo.h"
+#include "model/topo_stats.h"
+#include "tools/topo_print.h"
 
 static void topo_usage(FILE *f)
 {

@@ -17,13 +17,13 @@
 #include "lib/cleanup.h"
 #include "lib/diag.h"
 #include "lib/json.h"
-#include "loom.h"
+#include "tools/loom.h"
 #include "tools/check_print.h"
 #include "routing/check.h"
 #include "routing/lft_text.h"
 #include "routing/route.h"
-#include "sm/subnet.h"
-#include "sm/topo.h"
+#include "model/subnet.h"
+#include "model/topo.h"
 
 enum verify_mode { V_CHECK, V_NORMALIZE, V_REPRINT };
 

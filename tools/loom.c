@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "lib/cleanup.h"
-#include "loom.h"
+#include "tools/loom.h"
 
 static const struct {
 	const char *name;

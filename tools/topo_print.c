@@ -7,9 +7,9 @@
 
 #include "lib/cleanup.h"
 #include "lib/json.h"
-#include "sm/subnet.h"
-#include "sm/topo_stats.h"
-#include "topo_print.h"
+#include "model/subnet.h"
+#include "model/topo_stats.h"
+#include "tools/topo_print.h"
 
 static const char *node_label(const struct subnet *sn, uint32_t n)
 {

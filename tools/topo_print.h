@@ -3,8 +3,8 @@
 #define LOOM_TOOLS_TOPO_PRINT_H
 
 #include "lib/diag.h"
-#include "sm/subnet.h"
-#include "sm/topo_stats.h"
+#include "model/subnet.h"
+#include "model/topo_stats.h"
 
 /*
  * Problems in a model that was read cleanly (from a file or a live fabric):

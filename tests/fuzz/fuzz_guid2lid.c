@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "lib/diag.h"
-#include "sm/lid.h"
-#include "sm/subnet.h"
+#include "plan/lid.h"
+#include "model/subnet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

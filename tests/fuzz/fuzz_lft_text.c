@@ -18,8 +18,8 @@
 #include "routing/check.h"
 #include "routing/lft_text.h"
 #include "routing/route.h"
-#include "sm/subnet.h"
-#include "sm/topo.h"
+#include "model/subnet.h"
+#include "model/topo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

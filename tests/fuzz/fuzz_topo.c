@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "lib/diag.h"
-#include "sm/subnet.h"
-#include "sm/topo.h"
+#include "model/subnet.h"
+#include "model/topo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,12 +11,12 @@ secs=${FUZZ_SECONDS:-60}
 
 # target name -> the loom sources it needs besides its own harness
 declare -A sources=(
-	[topo]="sm/topo*.c sm/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
+	[topo]="model/topo*.c model/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
 	[smp]="mad/smp.c mad/smp_agent.c mad/smp_tables.c"
 	[config]="config/*.c lib/array.c lib/diag.c"
-	[lft_text]="routing/*.c sm/topo*.c sm/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c lib/par.c"
-	[guid2lid]="sm/lid.c sm/lid_file.c sm/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
-	[sa]="sa/sa.c sa/sa_req.c sa/sa_src.c sa/sa_rec_*.c sm/subnet.c sm/prog_cache.c sm/prog_want.c sm/mcast*.c lib/array.c lib/itab.c lib/strpool.c"
+	[lft_text]="routing/*.c model/topo*.c model/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c lib/par.c"
+	[guid2lid]="plan/lid.c plan/lid_file.c model/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
+	[sa]="sa/sa.c sa/sa_req.c sa/sa_src.c sa/sa_rec_*.c model/subnet.c fabric/prog_cache.c plan/qos.c plan/mcast*.c lib/array.c lib/itab.c lib/strpool.c"
 )
 # target name -> libraries it links besides the sanitizers (pkg-config names are not used
 # here: clang builds outside configure)

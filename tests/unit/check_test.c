@@ -21,7 +21,7 @@
 #include "routing/check.h"
 #include "routing/lft_text.h"
 #include "routing/route.h"
-#include "sm/subnet.h"
+#include "model/subnet.h"
 #include "tests/unit/route_fixture.h"
 
 /* A model with LIDs, routed by min-hop. */

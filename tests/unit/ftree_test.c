@@ -31,7 +31,7 @@
 #include "lib/diag.h"
 #include "routing/check.h"
 #include "routing/route.h"
-#include "sm/subnet.h"
+#include "model/subnet.h"
 #include "tests/unit/route_fixture.h"
 
 /* ---- models ---------------------------------------------------------------- */

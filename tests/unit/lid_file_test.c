@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for the LID manager's guid2lid file (sm/lid_file.c): round
+ * Unit tests for the LID manager's guid2lid file (plan/lid_file.c): round
  * trip, the file OpenSM writes, every kind of bad line, missing and
  * unreadable files, and the atomic save. Assignment is in lid_test.c.
  */
@@ -19,8 +19,8 @@
 #include <cmocka.h>
 
 #include "lib/diag.h"
-#include "sm/lid.h"
-#include "sm/subnet.h"
+#include "plan/lid.h"
+#include "model/subnet.h"
 #include "tests/unit/lid_fixture.h"
 #include "tests/unit/route_fixture.h"
 

@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sm/lid.h"
-#include "sm/subnet.h"
+#include "plan/lid.h"
+#include "model/subnet.h"
 
 #define FT2_PORTS 44 /* ft2-k8: 12 switches and 32 one-port hosts */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for the LID manager's assignment (sm/lid.c): unique aligned
+ * Unit tests for the LID manager's assignment (plan/lid.c): unique aligned
  * LIDs, stable across restarts and node order, map before model before
  * lowest free, offline ports keep theirs, LMC changes, out of LIDs,
  * duplicate GUIDs. LIDs are judged by the fixture's own checker
@@ -20,8 +20,8 @@
 #include <cmocka.h>
 
 #include "lib/diag.h"
-#include "sm/lid.h"
-#include "sm/subnet.h"
+#include "plan/lid.h"
+#include "model/subnet.h"
 #include "tests/unit/lid_fixture.h"
 #include "tests/unit/route_fixture.h"
 

@@ -18,7 +18,7 @@
 
 #include "config/config.h"
 #include "mad/smp.h"
-#include "sm/mcast.h"
+#include "plan/mcast.h"
 
 static uint32_t add(struct subnet *sn, enum node_type t, uint8_t nports, uint64_t guid,
 		    const char *name)

@@ -11,8 +11,8 @@
 #include <cmocka.h>
 
 #include "lib/diag.h"
-#include "sm/lid.h"
-#include "sm/topo.h"
+#include "plan/lid.h"
+#include "model/topo.h"
 #include "tests/unit/route_fixture.h"
 
 /* ---- models and LIDs ---------------------------------------------------- */

@@ -17,7 +17,7 @@
 
 #include "routing/check.h"
 #include "routing/route.h"
-#include "sm/subnet.h"
+#include "model/subnet.h"
 
 /* Hops to a node rfx_bfs does not reach. */
 #define RFX_INF UINT32_MAX

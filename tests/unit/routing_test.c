@@ -21,7 +21,7 @@
 
 #include "routing/lft_text.h"
 #include "routing/route.h"
-#include "sm/subnet.h"
+#include "model/subnet.h"
 #include "tests/unit/route_fixture.h"
 
 static void route(const struct subnet *sn, uint8_t lmc, struct route_out *out,

@@ -23,7 +23,7 @@
 
 #include "config/config.h"
 #include "sa/sa_priv.h"
-#include "sm/prog_priv.h"
+#include "fabric/prog_priv.h"
 
 struct fab {
 	struct subnet *sn;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for the subnet model (sm/subnet.c) and its index tables. */
+/* Unit tests for the subnet model (model/subnet.c) and its index tables. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,8 +11,8 @@
 #include <cmocka.h>
 
 #include "lib/itab.h"
-#include "sm/subnet.h"
-#include "sm/topo_stats.h"
+#include "model/subnet.h"
+#include "model/topo_stats.h"
 
 static struct subnet *new_subnet(void)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for the topology reader (sm/topo*.c) on malformed input: every
+ * Unit tests for the topology reader (model/topo*.c) on malformed input: every
  * error, in memory and in files and includes, with its exact message. Good
  * input is in topo_test.c.
  */
@@ -17,8 +17,8 @@
 
 #include "lib/cleanup.h"
 #include "lib/diag.h"
-#include "sm/subnet.h"
-#include "sm/topo.h"
+#include "model/subnet.h"
+#include "model/topo.h"
 #include "tests/unit/topo_fixture.h"
 
 /* Read len bytes that must be refused with exactly the messages in want. */

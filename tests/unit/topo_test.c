@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for the topology reader (sm/topo*.c) on good input: both file
+ * Unit tests for the topology reader (model/topo*.c) on good input: both file
  * forms, ibsim's GUID rules, links, rates, and includes. Every error with
  * its exact message is in topo_bad_test.c.
  */
@@ -17,8 +17,8 @@
 
 #include "lib/cleanup.h"
 #include "lib/diag.h"
-#include "sm/subnet.h"
-#include "sm/topo.h"
+#include "model/subnet.h"
+#include "model/topo.h"
 #include "tests/unit/topo_fixture.h"
 
 /* ---- helpers ------------------------------------------------------------ */

@@ -22,7 +22,7 @@
 #include "lib/cleanup.h"
 #include "routing/check.h"
 #include "routing/route.h"
-#include "sm/subnet.h"
+#include "model/subnet.h"
 #include "tests/unit/route_fixture.h"
 
 static int run(const char *engine, const struct subnet *sn, uint8_t lmc, const uint64_t *roots,

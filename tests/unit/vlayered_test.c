@@ -22,7 +22,7 @@
 #include "lib/diag.h"
 #include "routing/check.h"
 #include "routing/route.h"
-#include "sm/subnet.h"
+#include "model/subnet.h"
 #include "tests/unit/route_fixture.h"
 
 static int run(const struct subnet *sn, uint8_t lmc, uint8_t vls, unsigned threads,

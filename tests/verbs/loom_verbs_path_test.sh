@@ -98,7 +98,7 @@ sim_stop f
 # entering at the first switch happens to fit on SL 0.
 python3 "$srcdir/contrib/topogen.py" torus2d -x 6 -y 6 -o "$tmp/torus6x6.topo"
 sim_start g "$tmp/torus6x6.topo" || { echo "Bail out! ibsim"; exit 1; }
-sim_run g --timeout 300 --out "$tmp/loomd.log" "${LOOMD:-$builddir/sm/loomd}" --routing vlayered \
+sim_run g --timeout 300 --out "$tmp/loomd.log" "${LOOMD:-$builddir/loomd/loomd}" --routing vlayered \
 	--state-dir "$tmp/state" --sweep-interval 60 &
 lpid=$!
 for ((i = 0; i < 600; i++)); do

@@ -1,0 +1,522 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cleanup.h"
+#include "lib/itab.h"
+#include "fabric/disc_priv.h"
+
+static const char *const req_name[] = {
+	[REQ_NODE_INFO] = "NodeInfo",
+	[REQ_NODE_DESC] = "NodeDescription",
+	[REQ_PORT_INFO] = "PortInfo",
+	[REQ_SWITCH_INFO] = "SwitchInfo",
+	[REQ_PROBE] = "NodeInfo (duplicate GUID check)",
+};
+
+void disc_report_free(struct disc_report *rep)
+{
+	diag_free(&rep->msgs);
+}
+
+/* "0,1,3": the DR path as ibnetdiscover and smpquery -D write it. */
+const char *disc_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len)
+{
+	size_t off = (size_t)snprintf(buf, len, "0");
+
+	for (unsigned i = 1; i <= hops && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, ",%u", path[i]);
+	return buf;
+}
+
+static uint64_t dnode_hash(uint32_t idx, const void *ctx)
+{
+	const struct disc *d = ctx;
+
+	return itab_hash_u64(d->node[idx].ni.node_guid);
+}
+
+static bool dnode_eq(uint32_t idx, const void *key, const void *ctx)
+{
+	const struct disc *d = ctx;
+
+	return d->node[idx].ni.node_guid == *(const uint64_t *)key;
+}
+
+static uint32_t find_node(const struct disc *d, uint64_t guid)
+{
+	return itab_find(&d->by_guid, itab_hash_u64(guid), &guid, dnode_eq, d);
+}
+
+static void on_reply(void *arg, int status, const uint8_t *resp, size_t len);
+
+static void fill_req(const struct req *q, struct smp_req *sr)
+{
+	static const uint16_t attr[] = {
+		[REQ_NODE_INFO] = SMP_ATTR_NODE_INFO,
+		[REQ_NODE_DESC] = SMP_ATTR_NODE_DESC,
+		[REQ_SWITCH_INFO] = SMP_ATTR_SWITCH_INFO,
+		[REQ_PORT_INFO] = SMP_ATTR_PORT_INFO,
+		[REQ_PROBE] = SMP_ATTR_NODE_INFO,
+	};
+
+	*sr = (struct smp_req){ .method = SMP_GET, .attr_id = attr[q->kind], .hops = q->hops };
+	/* IBA 14.2.5.6: PortInfo's AttributeModifier is the port number. */
+	if (q->kind == REQ_PORT_INFO)
+		sr->attr_mod = q->port;
+	memcpy(sr->path, q->path, (size_t)q->hops + 1);
+}
+
+void disc_ask(struct disc *d, enum req_kind kind, uint32_t node, uint8_t port,
+	      const uint8_t *path, uint8_t hops)
+{
+	struct smp_req sr = { .method = SMP_GET, .hops = hops };
+	struct req *q;
+	int r;
+
+	if (d->err)
+		return;
+	q = calloc(1, sizeof(*q));
+	if (!q) {
+		d->err = -ENOMEM;
+		return;
+	}
+	*q = (struct req){ .d = d, .kind = kind, .node = node, .port = port, .hops = hops };
+	memcpy(q->path, path, (size_t)hops + 1);
+	fill_req(q, &sr);
+	r = txn_submit(d->x, &sr, on_reply, q);
+	if (r < 0) {
+		free(q);
+		d->err = r;
+	}
+}
+
+static void ask_node(struct disc *d, enum req_kind kind, uint32_t n, uint8_t port)
+{
+	disc_ask(d, kind, n, port, d->node[n].path, d->node[n].hops);
+}
+
+/* Record both ends of a link; a contradiction is reported, the first view kept. */
+void disc_link_ports(struct disc *d, uint32_t a, uint8_t pa, uint32_t b, uint8_t pb)
+{
+	struct dport *x = &d->node[a].port[pa], *y = &d->node[b].port[pb];
+
+	if ((x->peer_node == b && x->peer_port == pb) && (y->peer_node == a && y->peer_port == pa))
+		return;
+	if (x->peer_node != SUBNET_NONE || y->peer_node != SUBNET_NONE) {
+		d->rep->errors++;
+		diag_msg(&d->rep->msgs, "node 0x%016" PRIx64 " port %u and node 0x%016" PRIx64 " port %u "
+		       "both claim a link the sweep has already seen elsewhere "
+		       "(duplicate GUIDs?); kept the first one found",
+		       d->node[a].ni.node_guid, pa, d->node[b].ni.node_guid, pb);
+		return;
+	}
+	x->peer_node = b;
+	x->peer_port = pb;
+	y->peer_node = a;
+	y->peer_port = pa;
+}
+
+static int add_node(struct disc *d, const struct smp_node_info *ni, const struct req *q,
+		    uint32_t *idx)
+{
+	struct dnode *nd;
+	uint32_t n = d->n;
+
+	if (n == d->cap) {
+		uint32_t cap = d->cap ? d->cap * 2 : 64;
+		struct dnode *p = realloc(d->node, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		d->node = p;
+		d->cap = cap;
+	}
+	nd = &d->node[n];
+	memset(nd, 0, sizeof(*nd));
+	nd->ni = *ni;
+	nd->hops = q->hops;
+	memcpy(nd->path, q->path, (size_t)q->hops + 1);
+	nd->entry_port = q->hops ? ni->local_port : 0;
+	nd->port = calloc((size_t)ni->num_ports + 1, sizeof(*nd->port));
+	if (!nd->port)
+		return -ENOMEM;
+	for (unsigned i = 0; i <= ni->num_ports; i++)
+		nd->port[i].peer_node = SUBNET_NONE;
+	d->n++;
+	if (itab_insert(&d->by_guid, itab_hash_u64(ni->node_guid), n, dnode_hash, d) < 0)
+		return -ENOMEM;
+	*idx = n;
+	return 0;
+}
+
+/*
+ * A NodeInfo answer: a new node is walked, a known one only linked.
+ * TODO: two nodes with one NodeGUID are taken for one node reached twice; only
+ * a type or port-count mismatch, or a link that contradicts an earlier one,
+ * gives them away (reported). Telling them apart needs the PortGUID and the
+ * neighbours' view, as OpenSM's duplicate-GUID handling does.
+ */
+static void got_node_info(struct disc *d, const struct req *q, const struct smp_node_info *ni)
+{
+	uint32_t n = find_node(d, ni->node_guid);
+	struct dnode *nd;
+
+	if (ni->local_port > ni->num_ports) {
+		d->rep->errors++;
+		diag_msg(&d->rep->msgs, "node 0x%016" PRIx64 ": NodeInfo says it was entered by port %u of %u; "
+		       "ignored", ni->node_guid, ni->local_port, ni->num_ports);
+		return;
+	}
+	bool known = n != ITAB_EMPTY;
+
+	if (!known) {
+		int r = add_node(d, ni, q, &n);
+
+		if (r < 0) {
+			d->err = r;
+			return;
+		}
+		ask_node(d, REQ_NODE_DESC, n, 0);
+		if (ni->node_type == NODE_SWITCH) {
+			ask_node(d, REQ_SWITCH_INFO, n, 0);
+			for (unsigned p = 0; p <= ni->num_ports; p++)
+				ask_node(d, REQ_PORT_INFO, n, (uint8_t)p);
+		}
+	} else if (d->node[n].ni.node_type != ni->node_type ||
+		   d->node[n].ni.num_ports != ni->num_ports) {
+		d->rep->errors++;
+		diag_msg(&d->rep->msgs, "NodeGUID 0x%016" PRIx64 " answers as two different nodes "
+		       "(duplicate GUID); the second one is not walked", ni->node_guid);
+		return;
+	}
+	nd = &d->node[n];
+	if (ni->node_type != NODE_SWITCH) {
+		struct dport *dp = &nd->port[ni->local_port];
+
+		dp->guid = ni->port_guid;
+		/* A CA's PortInfo is read through the port that reached it. */
+		if (!dp->pi_asked) {
+			dp->pi_asked = true;
+			disc_ask(d, REQ_PORT_INFO, n, ni->local_port, q->path, q->hops);
+		}
+	}
+	if (q->node == SUBNET_NONE)
+		return;
+	if (!known || ni->node_type != NODE_SWITCH) {
+		disc_link_ports(d, q->node, q->port, n, ni->local_port);
+		return;
+	}
+	/* A switch seen before: the same one again, or another with its GUID. */
+	struct dport *dp = &nd->port[ni->local_port];
+
+	if (dp->peer_node == q->node && dp->peer_port == q->port)
+		return;
+	if (dp->peer_node == SUBNET_NONE) {
+		if (disc_claim(d, q, n, ni->local_port) < 0)
+			d->err = -ENOMEM;
+		return;
+	}
+	char buf[4 * SMP_MAX_HOPS];
+
+	d->rep->dups++;
+	d->node[q->node].port[q->port].faces_dup = true;
+	diag_msg(&d->rep->msgs, "duplicate GUID 0x%016" PRIx64 ": path %s reaches a switch with the "
+		 "GUID of the one at path %s, whose port %u is linked elsewhere; it is left out, "
+		 "with what is only reachable through it", ni->node_guid,
+		 disc_path_str(q->path, q->hops, buf, sizeof(buf)),
+		 disc_path_str(nd->path, nd->hops, buf + sizeof(buf) / 2, sizeof(buf) / 2),
+		 ni->local_port);
+}
+
+static void got_port_info(struct disc *d, const struct req *q, const struct smp_port_info *pi)
+{
+	struct dnode *nd = &d->node[q->node];
+	struct dport *dp = &nd->port[q->port];
+	uint8_t path[SMP_MAX_HOPS + 1];
+	bool sw = nd->ni.node_type == NODE_SWITCH;
+	char buf[4 * SMP_MAX_HOPS];
+
+	dp->pi = *pi;
+	dp->have_pi = true;
+	if (q->port == 0 || pi->state == PORT_STATE_DOWN || dp->peer_node != SUBNET_NONE ||
+	    dp->claimed)
+		return;
+	/*
+	 * Only switches forward DR SMPs (IBA 14.2.2); a CA's port leads out
+	 * only from the local node, where the path starts.
+	 */
+	if (!sw && !(nd->hops == 0 && q->port == nd->ni.local_port))
+		return;
+	if (q->hops >= SMP_MAX_HOPS) {
+		d->rep->errors++;
+		diag_msg(&d->rep->msgs, "path %s port %u: more than %u hops; not followed",
+		       disc_path_str(q->path, q->hops, buf, sizeof(buf)), q->port, SMP_MAX_HOPS);
+		return;
+	}
+	memcpy(path, nd->path, (size_t)nd->hops + 1);
+	path[nd->hops + 1] = q->port;
+	disc_ask(d, REQ_NODE_INFO, q->node, q->port, path, (uint8_t)(nd->hops + 1));
+}
+
+static int decode(struct disc *d, const struct req *q, const uint8_t *resp, size_t len)
+{
+	struct smp_node_info ni;
+	struct smp_port_info pi;
+	int r = 0;
+
+	switch (q->kind) {
+	case REQ_NODE_INFO:
+		r = smp_decode_node_info(resp, len, &ni);
+		if (r == 0)
+			got_node_info(d, q, &ni);
+		break;
+	case REQ_NODE_DESC:
+		r = smp_decode_node_desc(resp, len, d->node[q->node].desc);
+		break;
+	case REQ_PROBE:
+		r = smp_decode_node_info(resp, len, &ni);
+		if (r == 0)
+			disc_probe_result(d, q->node, 0, &ni);
+		break;
+	case REQ_SWITCH_INFO:
+		r = smp_decode_switch_info(resp, len, &d->node[q->node].si);
+		if (r == 0)
+			r = smp_data(resp, len, d->node[q->node].si_raw);
+		break;
+	case REQ_PORT_INFO:
+		r = smp_decode_port_info(resp, len, &pi);
+		if (r == 0)
+			r = smp_data(resp, len, d->node[q->node].port[q->port].raw);
+		if (r == 0)
+			got_port_info(d, q, &pi);
+		break;
+	}
+	return r;
+}
+
+static void on_reply(void *arg, int status, const uint8_t *resp, size_t len)
+{
+	_cleanup_free_ struct req *q = arg;
+	struct disc *d = q->d;
+	char buf[4 * SMP_MAX_HOPS], what[32];
+
+	if (status == -ETIMEDOUT && q->round + 1 < DISC_ROUNDS && !d->err) {
+		struct smp_req sr;
+		int r;
+
+		q->round++;
+		fill_req(q, &sr);
+		r = txn_submit(d->x, &sr, on_reply, q);
+		if (r == 0) {
+			q = NULL; /* resubmitted: the next answer owns it */
+			return;
+		}
+	}
+	if (status == 0)
+		status = decode(d, q, resp, len);
+	if (status == 0)
+		return;
+	if (q->kind == REQ_PROBE) {
+		disc_probe_result(d, q->node, status, NULL);
+		return;
+	}
+	if (status == -ETIMEDOUT)
+		d->rep->timeouts++;
+	else
+		d->rep->errors++;
+	if (q->kind == REQ_PORT_INFO)
+		snprintf(what, sizeof(what), "PortInfo of port %u", q->port);
+	else
+		snprintf(what, sizeof(what), "%s", req_name[q->kind]);
+	diag_msg(&d->rep->msgs, "path %s: %s: %s; skipped", disc_path_str(q->path, q->hops, buf, sizeof(buf)), what,
+	       status == -ETIMEDOUT ? "no answer after all retries" :
+	       status == -EPROTO ? "refused or malformed answer" : strerror(-status));
+}
+
+/* IBA 14.2.5.6: LinkSpeedActive, or LinkSpeedExtActive when the port has it. */
+static uint8_t speed_of(const struct smp_port_info *pi)
+{
+	if ((pi->cap_mask & CAP_EXT_SPEEDS) && pi->ext_speed_active) {
+		switch (pi->ext_speed_active) {
+		case 1: return SPEED_FDR;
+		case 2: return SPEED_EDR;
+		case 4: return SPEED_HDR;
+		case 8: return SPEED_NDR;
+		}
+		return SPEED_UNKNOWN;
+	}
+	/* FDR10 shows only in Mellanox's ExtendedPortInfo, not read here. */
+	switch (pi->speed_active) {
+	case 1: return SPEED_SDR;
+	case 2: return SPEED_DDR;
+	case 4: return SPEED_QDR;
+	}
+	return SPEED_UNKNOWN;
+}
+
+/* The model's names are unique: the description, or it with the GUID added. */
+static int node_name(const struct subnet *sn, const struct dnode *nd, char *buf, size_t len)
+{
+	if (nd->desc[0] && subnet_find_name(sn, nd->desc) == SUBNET_NONE)
+		snprintf(buf, len, "%s", nd->desc);
+	else if (nd->desc[0])
+		snprintf(buf, len, "%s 0x%016" PRIx64, nd->desc, nd->ni.node_guid);
+	else
+		snprintf(buf, len, "0x%016" PRIx64, nd->ni.node_guid);
+	return subnet_find_name(sn, buf) == SUBNET_NONE ? 0 : -EEXIST;
+}
+
+static int build_node(struct disc *d, struct subnet *sn, uint32_t i)
+{
+	const struct dnode *nd = &d->node[i];
+	char name[SMP_DATA_SIZE + 24];
+	struct subnet_node *m;
+	uint32_t idx;
+	int r;
+
+	r = node_name(sn, nd, name, sizeof(name));
+	if (r < 0)
+		return r;
+	r = subnet_add_node(sn, nd->ni.node_type, nd->ni.num_ports, nd->ni.node_guid, name,
+			    nd->desc, &idx);
+	if (r < 0)
+		return r;
+	m = &sn->node[idx];
+	m->sysguid = nd->ni.sys_guid;
+	m->vendor_id = nd->ni.vendor_id;
+	m->device_id = nd->ni.device_id;
+	if (nd->ni.node_type == NODE_SWITCH)
+		m->port0_guid = nd->ni.port_guid;
+	for (unsigned p = 0; p <= nd->ni.num_ports; p++) {
+		const struct dport *dp = &nd->port[p];
+		struct subnet_port *sp = &sn->port[m->port_base + p];
+
+		if (dp->guid && nd->ni.node_type != NODE_SWITCH &&
+		    subnet_set_port_guid(sn, m->port_base + p, dp->guid) < 0) {
+			d->rep->errors++;
+			diag_msg(&d->rep->msgs, "node 0x%016" PRIx64 " port %u: PortGUID 0x%016" PRIx64
+			       " is used by another port too", nd->ni.node_guid, p, dp->guid);
+		}
+		if (!dp->have_pi)
+			continue;
+		/* IBA 14.2.5.6: a switch's LID is port 0's; its other ports have none. */
+		if (nd->ni.node_type != NODE_SWITCH || p == 0) {
+			sp->lid = dp->pi.lid;
+			sp->lmc = dp->pi.lmc;
+		}
+		if (p > 0 || nd->ni.node_type != NODE_SWITCH) {
+			sp->width = dp->pi.width_active;
+			sp->speed = speed_of(&dp->pi);
+		}
+	}
+	return 0;
+}
+
+/* Nodes go in discovery order, so index i in the sweep is index i in the model. */
+static int build(struct disc *d, struct subnet **out)
+{
+	_cleanup_(subnet_freep) struct subnet *sn = NULL;
+	int r;
+
+	r = subnet_new(&sn);
+	if (r < 0)
+		return r;
+	for (uint32_t i = 0; i < d->n; i++) {
+		r = build_node(d, sn, i);
+		if (r < 0)
+			return r;
+	}
+	for (uint32_t i = 0; i < d->n; i++)
+		for (unsigned p = 1; p <= d->node[i].ni.num_ports; p++) {
+			const struct dport *dp = &d->node[i].port[p];
+			uint32_t a = subnet_port_idx(sn, i, p), b;
+
+			if (dp->peer_node == SUBNET_NONE || dp->peer_node < i ||
+			    (dp->peer_node == i && dp->peer_port < p))
+				continue;
+			b = subnet_port_idx(sn, dp->peer_node, dp->peer_port);
+			r = subnet_link(sn, a, b);
+			if (r < 0)
+				return r;
+		}
+	for (uint32_t i = 0; i < d->n; i++)
+		if (d->node[i].port[0].have_pi && d->node[i].port[0].pi.subnet_prefix) {
+			sn->subnet_prefix = d->node[i].port[0].pi.subnet_prefix;
+			break;
+		}
+	*out = TAKE_PTR(sn);
+	return 0;
+}
+
+static int build_live(const struct disc *d, const struct subnet *sn, struct disc_live *live)
+{
+	live->node = calloc(sn->n_nodes ? sn->n_nodes : 1, sizeof(*live->node));
+	live->port = calloc(sn->n_ports ? sn->n_ports : 1, sizeof(*live->port));
+	if (!live->node || !live->port) {
+		disc_live_free(live);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < d->n; i++) {
+		const struct dnode *nd = &d->node[i];
+		struct disc_node *ln = &live->node[i];
+
+		ln->hops = nd->hops;
+		memcpy(ln->path, nd->path, sizeof(ln->path));
+		ln->si = nd->si;
+		ln->partition_cap = nd->ni.partition_cap;
+		ln->revision = nd->ni.revision;
+		memcpy(ln->si_raw, nd->si_raw, sizeof(ln->si_raw));
+		for (unsigned p = 0; p <= nd->ni.num_ports; p++) {
+			struct disc_port *lp = &live->port[subnet_port_idx(sn, i, p)];
+
+			lp->have_pi = nd->port[p].have_pi;
+			lp->pi = nd->port[p].pi;
+			memcpy(lp->raw, nd->port[p].raw, sizeof(lp->raw));
+		}
+	}
+	live->local_port = d->node[0].ni.local_port;
+	return 0;
+}
+
+static void disc_free(struct disc *d)
+{
+	for (uint32_t i = 0; i < d->n; i++)
+		free(d->node[i].port);
+	free(d->node);
+	free(d->claim);
+	itab_free(&d->by_guid);
+}
+
+int disc_run(struct txn *x, struct subnet **out, struct disc_live *live, struct disc_report *rep)
+{
+	struct disc d = { .x = x, .rep = rep };
+	uint8_t path[SMP_MAX_HOPS + 1] = { 0 };
+	struct subnet *sn = NULL;
+	int r;
+
+	/* IBA 14.2.2: the empty path (hop count 0) reaches the local node. */
+	disc_ask(&d, REQ_NODE_INFO, SUBNET_NONE, 0, path, 0);
+	r = d.err ? d.err : txn_run(x, -1);
+	if (r == 0 && d.err)
+		r = d.err;
+	if (r == 0)
+		r = disc_verify_claims(&d);
+	if (r == 0 && d.n == 0)
+		r = -EIO;
+	if (r == 0)
+		r = build(&d, &sn);
+	if (r == 0 && live)
+		r = build_live(&d, sn, live);
+	if (r == 0)
+		*out = sn;
+	else
+		subnet_free(sn);
+	disc_free(&d);
+	return r;
+}

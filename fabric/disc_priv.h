@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* Directed-route discovery's state, shared by disc.c and disc_dup.c. */
+#ifndef LOOM_SM_DISC_PRIV_H
+#define LOOM_SM_DISC_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/itab.h"
+#include "fabric/disc.h"
+
+/* IBA 14.2.5.6 PortInfo:PortState. */
+#define PORT_STATE_DOWN 1
+/* IBA 14.2.5.6 CapabilityMask bit 14: IsExtendedSpeedsSupported. */
+#define CAP_EXT_SPEEDS 0x4000u
+
+struct dport {
+	uint32_t peer_node; /* SUBNET_NONE: not linked (yet) */
+	uint8_t peer_port;
+	bool pi_asked, have_pi;
+	bool faces_dup;     /* leads to a node whose GUID another node has: left out */
+	bool claimed;       /* a claim says a known switch is behind it: not walked */
+	uint32_t claim;     /* that claim's index + 1 (0: none) */
+	uint64_t guid;      /* PortGUID from NodeInfo, if reached through this port */
+	struct smp_port_info pi;
+	uint8_t raw[SMP_DATA_SIZE];
+};
+
+/* A node as the sweep knows it; turned into the model at the end. */
+struct dnode {
+	struct smp_node_info ni;
+	struct smp_switch_info si;
+	uint8_t si_raw[SMP_DATA_SIZE];
+	char desc[SMP_DATA_SIZE + 1];
+	uint8_t hops;
+	uint8_t path[SMP_MAX_HOPS + 1]; /* the first route that reached it */
+	uint8_t entry_port;             /* the port that route enters by (0: local node) */
+	struct dport *port;             /* ni.num_ports + 1 */
+};
+
+struct disc {
+	struct txn *x;
+	struct dnode *node;
+	uint32_t n, cap;
+	struct itab by_guid;
+	struct disc_report *rep;
+	struct disc_claim *claim; /* links to a switch already known, to verify */
+	uint32_t n_claims, cap_claims, claims_done;
+	int err; /* first hard failure (ENOMEM); stops the sweep from growing */
+};
+
+enum req_kind { REQ_NODE_INFO, REQ_NODE_DESC, REQ_PORT_INFO, REQ_SWITCH_INFO, REQ_PROBE };
+
+
+/*
+ * A request whose every try timed out is asked again, up to DISC_ROUNDS
+ * times in all: on a lossy fabric a multi-hop SMP can lose a quarter of its
+ * tries, and a node missed by one sweep would get the wrong LIDs for good
+ * (the map keeps what is assigned). A node that is really gone costs
+ * DISC_ROUNDS x (retries + 1) timeouts of one window slot, not the sweep.
+ */
+#define DISC_ROUNDS 3
+
+struct req {
+	struct disc *d;
+	enum req_kind kind;
+	uint8_t round;      /* how many times every try timed out */
+	uint32_t node;      /* REQ_NODE_INFO: the node we came from, or SUBNET_NONE;
+			     * REQ_PROBE: the claim */
+	uint8_t port;       /* PortInfo: the port; NodeInfo: the port we left by */
+	uint8_t hops;
+	uint8_t path[SMP_MAX_HOPS + 1];
+};
+
+
+/*
+ * A NodeInfo answer that named a switch the sweep already knows, through a
+ * port of it not yet linked: the same switch reached again (a redundant
+ * link) or another switch with the same GUID. disc_dup.c tells which.
+ */
+struct disc_claim {
+	uint32_t node;       /* the known switch */
+	uint8_t port;        /* the port the answer says it was entered by */
+	uint32_t from_node;  /* where the request left from */
+	uint8_t from_port;
+	uint8_t hops;        /* the route of the request that got the answer */
+	uint8_t path[SMP_MAX_HOPS + 1];
+	uint8_t probe_port;  /* a port of node whose far end is known... */
+	uint8_t exp_port;    /* ...to be this port of */
+	uint64_t exp_guid;   /* the node with this GUID */
+};
+
+void disc_ask(struct disc *d, enum req_kind kind, uint32_t node, uint8_t port,
+	      const uint8_t *path, uint8_t hops);
+void disc_link_ports(struct disc *d, uint32_t a, uint8_t pa, uint32_t b, uint8_t pb);
+const char *disc_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len);
+
+int disc_claim(struct disc *d, const struct req *q, uint32_t n, uint8_t port);
+/* Verify every claim (probes through the fabric); runs the transaction loop. */
+int disc_verify_claims(struct disc *d);
+void disc_probe_result(struct disc *d, uint32_t claim, int status, const struct smp_node_info *ni);
+
+#endif

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_SM_PROG_H
+#define LOOM_SM_PROG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/diag.h"
+#include "mad/txn.h"
+#include "routing/route.h"
+#include "fabric/disc.h"
+#include "model/subnet.h"
+#include "plan/qos.h"
+
+#define PROG_MAX_MSGS 64
+
+struct pkey_plan;
+struct config;
+struct mcast;
+
+struct prog_opts {
+	uint16_t sm_lid;        /* MasterSMLID for every port */
+	uint64_t subnet_prefix; /* GID prefix for every port */
+	const struct pkey_plan *pkeys; /* P_Key tables to hold; NULL: leave them as they are */
+	const struct config *qos;      /* QoS classes to program; NULL: leave VL settings */
+	struct mcast *mcast;           /* groups whose MFTs to program (prog_mft.c); NULL: none */
+};
+
+/* What one programming pass sent, and what did not take. */
+struct prog_report {
+	unsigned port_sets;  /* PortInfo Sets: LID, LMC, SM LID, MTU, VLs (arming included) */
+	unsigned armed;      /* ports moved INIT -> ARMED */
+	unsigned activated;  /* ports moved ARMED -> ACTIVE */
+	unsigned active;     /* linked ports ACTIVE at the end (switch port 0 not counted) */
+	unsigned not_active; /* linked ports that are not */
+	unsigned si_sets;    /* SwitchInfo Sets */
+	unsigned lft_reads;  /* LFT blocks read to learn a switch's table */
+	unsigned lft_blocks; /* LFT blocks sent */
+	unsigned pkey_reads; /* P_Key blocks read to compare */
+	unsigned pkey_blocks; /* P_Key blocks sent */
+	unsigned qos_reads;  /* SL2VL and VLArb blocks read to compare */
+	unsigned qos_blocks; /* SL2VL and VLArb blocks sent */
+	unsigned mft_reads;  /* MFT blocks read to compare */
+	unsigned mft_blocks; /* MFT blocks sent */
+	unsigned failed;     /* requests refused or unanswered */
+	struct diag msgs;    /* start it with .limit = PROG_MAX_MSGS */
+};
+
+/*
+ * The LFTs as last programmed, by switch GUID, kept from sweep to sweep so
+ * that a sweep diffs against memory instead of reading every block back.
+ */
+struct prog_cache;
+int prog_cache_new(struct prog_cache **out);
+void prog_cache_free(struct prog_cache *c);
+static inline void prog_cache_freep(struct prog_cache **c)
+{
+	prog_cache_free(*c);
+}
+/*
+ * A switch's LFT as last programmed (for the SA): entries 0..*len-1, a
+ * multiple of 64; -ENOENT if nothing is known about that switch.
+ */
+int prog_cache_lft(const struct prog_cache *c, uint64_t guid, const uint8_t **lft,
+		   uint32_t *len);
+
+/*
+ * Bring the fabric to what sn (LIDs assigned) and ro (routed) say, over x:
+ *   1. PortInfo of every LID-bearing port and linked switch port: LID, LMC,
+ *      MasterSMLID, prefix, NeighborMTU and OperationalVLs agreed with the
+ *      peer; ports in INIT are armed in the same Set;
+ *   2. SwitchInfo (LinearFDBTop) and the LFT blocks that differ from what
+ *      the switch holds (cache, or read back; a switch whose LinearFDBTop is
+ *      0 has never been programmed and is written whole);
+ *   3. P_Key tables (o->pkeys): each block read, sent only if it differs;
+ *   4. SL-to-VL and VL arbitration tables of each port class (o->qos), the
+ *      same way; OperationalVLs goes with step 1;
+ *   4b. MulticastForwardingTable blocks of o->mcast's groups' trees
+ *      (prog_mft.c), the same way, blocks of deleted groups cleared;
+ *   5. every ARMED port to ACTIVE, once both ends of every link are armed.
+ * Only what differs is sent: on a fabric already so programmed, nothing is.
+ * live is updated with every answer. Returns 0 (rep says what failed) or -errno.
+ */
+int prog_run(struct txn *x, const struct subnet *sn, struct disc_live *live,
+	     const struct route_out *ro, const struct prog_opts *o, struct prog_cache *cache,
+	     struct prog_report *rep);
+void prog_report_free(struct prog_report *rep);
+
+/*
+ * Step 4b of prog_run alone, for a multicast change between sweeps: the
+ * MFT blocks of every switch of sn that differ from o->mcast's trees (each
+ * block read once, then diffed against what was sent). ro is the routing
+ * the last sweep programmed (for messages). 0 or -errno; rep says what failed.
+ */
+int prog_mft_run(struct txn *x, const struct subnet *sn, struct disc_live *live,
+		 const struct route_out *ro, struct mcast *mc, struct prog_report *rep);
+
+#endif

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/* The LFT cache of fabric/prog.h: switch GUID -> the table as last programmed. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/array.h"
+#include "lib/itab.h"
+#include "fabric/prog_priv.h"
+
+int prog_cache_new(struct prog_cache **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void prog_cache_free(struct prog_cache *c)
+{
+	if (!c)
+		return;
+	for (uint32_t i = 0; i < c->n; i++) {
+		free(c->e[i].lft);
+		free(c->e[i].known);
+	}
+	free(c->e);
+	itab_free(&c->by_guid);
+	free(c);
+}
+
+static uint64_t entry_hash(uint32_t idx, const void *ctx)
+{
+	const struct prog_cache *c = ctx;
+
+	return itab_hash_u64(c->e[idx].guid);
+}
+
+static bool entry_eq(uint32_t idx, const void *key, const void *ctx)
+{
+	const struct prog_cache *c = ctx;
+
+	return c->e[idx].guid == *(const uint64_t *)key;
+}
+
+struct prog_lft *prog_cache_find(struct prog_cache *c, uint64_t guid)
+{
+	uint32_t i = itab_find(&c->by_guid, itab_hash_u64(guid), &guid, entry_eq, c);
+
+	return i == ITAB_EMPTY ? NULL : &c->e[i];
+}
+
+/* The entry for guid, created empty (len 0) if new; NULL on ENOMEM. */
+struct prog_lft *prog_cache_get(struct prog_cache *c, uint64_t guid)
+{
+	struct prog_lft *e = prog_cache_find(c, guid);
+
+	if (e)
+		return e;
+	if (array_grow((void **)&c->e, &c->cap, c->n + 1, sizeof(*c->e)) < 0)
+		return NULL;
+	e = &c->e[c->n];
+	memset(e, 0, sizeof(*e));
+	e->guid = guid;
+	if (itab_insert(&c->by_guid, itab_hash_u64(guid), c->n, entry_hash, c) < 0)
+		return NULL;
+	c->n++;
+	return e;
+}
+
+/* Make room for LIDs 0..len-1; new entries are unknown. */
+int prog_lft_size(struct prog_lft *e, uint32_t len)
+{
+	uint8_t *p, *k;
+
+	if (len <= e->len)
+		return 0;
+	p = realloc(e->lft, len);
+	k = realloc(e->known, len / SMP_LFT_BLOCK + 1);
+	if (p)
+		e->lft = p;
+	if (k)
+		e->known = k;
+	if (!p || !k)
+		return -ENOMEM;
+	memset(e->lft + e->len, ROUTE_DROP, len - e->len);
+	memset(e->known + e->len / SMP_LFT_BLOCK, 0,
+	       len / SMP_LFT_BLOCK + 1 - e->len / SMP_LFT_BLOCK);
+	e->len = len;
+	return 0;
+}
+
+int prog_cache_lft(const struct prog_cache *c, uint64_t guid, const uint8_t **lft,
+		   uint32_t *len)
+{
+	/* itab_find takes a non-const context; the lookup writes nothing. */
+	struct prog_lft *e = prog_cache_find((struct prog_cache *)c, guid);
+
+	if (!e || !e->len)
+		return -ENOENT;
+	*lft = e->lft;
+	*len = e->len;
+	return 0;
+}

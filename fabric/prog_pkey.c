@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* Programming P_Key tables: each block read, sent only if it differs. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plan/pkey.h"
+#include "fabric/prog_priv.h"
+
+/* The P_Keys port pi can hold: a switch's external port per SwitchInfo, else NodeInfo. */
+static uint32_t pkey_cap(const struct prog *g, uint32_t pi)
+{
+	const struct subnet_port *p = &g->sn->port[pi];
+	const struct disc_node *ln = &g->live->node[p->node];
+
+	return subnet_is_switch(g->sn, p->node) && p->num ? ln->si.enforce_cap : ln->partition_cap;
+}
+
+/* Block b of what port pi should hold, zero-padded. */
+static void want_pkeys(const struct prog *g, uint32_t pi, uint32_t b, uint16_t out[SMP_PKEY_BLOCK])
+{
+	const struct pkey_plan *pl = g->o->pkeys;
+	uint32_t n = pkey_count(pl, pi), cap = pkey_cap(g, pi);
+
+	if (n > cap)
+		n = cap;
+	memset(out, 0, SMP_PKEY_BLOCK * sizeof(*out));
+	for (uint32_t i = b * SMP_PKEY_BLOCK; i < n && i < (b + 1) * SMP_PKEY_BLOCK; i++)
+		out[i - b * SMP_PKEY_BLOCK] = pl->key[pl->off[pi] + i];
+}
+
+static uint32_t pkey_mod(const struct prog *g, uint32_t pi, uint32_t b)
+{
+	const struct subnet_port *p = &g->sn->port[pi];
+
+	return smp_pkey_mod(subnet_is_switch(g->sn, p->node) ? p->num : 0, (uint16_t)b);
+}
+
+void prog_pkey_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
+{
+	uint16_t have[SMP_PKEY_BLOCK], want[SMP_PKEY_BLOCK];
+	struct smp_req r = { .method = SMP_SET, .attr_id = SMP_ATTR_PKEY_TABLE };
+
+	if (smp_decode_pkeys(resp, len, have) < 0)
+		return;
+	want_pkeys(g, q->idx, q->block, want);
+	if (!memcmp(have, want, sizeof(have)) || !prog_port_route(g, q->idx, &r))
+		return;
+	r.attr_mod = pkey_mod(g, q->idx, q->block);
+	smp_encode_pkeys(want, r.data);
+	g->rep->pkey_blocks++;
+	prog_submit(g, &r, PREQ_PKEY_SET, q->idx, q->block, 0);
+}
+
+void prog_program_pkeys(struct prog *g)
+{
+	const struct pkey_plan *pl = g->o->pkeys;
+
+	for (uint32_t pi = 0; pl && pi < g->sn->n_ports && !g->err; pi++) {
+		uint32_t n = pkey_count(pl, pi), cap;
+		char buf[160];
+
+		if (!n)
+			continue;
+		cap = pkey_cap(g, pi);
+		if (n > cap) {
+			diag_msg(&g->rep->msgs, "%s: member of %u partitions but holds %u P_Keys; "
+				 "the last %u are left out", prog_port_name(g, pi, buf, sizeof(buf)), n,
+				 cap, n - cap);
+			n = cap;
+		}
+		for (uint32_t b = 0; b * SMP_PKEY_BLOCK < n; b++) {
+			struct smp_req r = { .method = SMP_GET, .attr_id = SMP_ATTR_PKEY_TABLE,
+					     .attr_mod = pkey_mod(g, pi, b) };
+
+			if (!prog_port_route(g, pi, &r))
+				break;
+			g->rep->pkey_reads++;
+			prog_submit(g, &r, PREQ_PKEY_GET, pi, b, 0);
+		}
+	}
+}
+

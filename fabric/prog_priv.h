@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_SM_PROG_PRIV_H
+#define LOOM_SM_PROG_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "plan/mcast.h"
+#include "fabric/prog.h"
+
+/* One switch's LFT as we last saw or set it; known[b]: block b is what the switch holds. */
+struct prog_lft {
+	uint64_t guid;
+	uint32_t len; /* entries in lft, a multiple of SMP_LFT_BLOCK */
+	uint8_t *lft;
+	uint8_t *known;
+	bool no_enforce; /* a switch that drops PartitionEnforcement bits (ibsim does) */
+	uint8_t drops;   /* SMP_KNOB_*: PortInfo knobs the node does not keep (ibsim: VLHighLimit, VLStallCount) */
+};
+
+struct prog_cache {
+	struct prog_lft *e;
+	uint32_t n, cap;
+	struct itab by_guid;
+};
+
+enum preq_kind {
+	PREQ_PORT, PREQ_PORT_CHECK, PREQ_SWITCH_INFO, PREQ_LFT_GET, PREQ_LFT_SET,
+	PREQ_PKEY_GET, PREQ_PKEY_SET, PREQ_SL2VL_GET, PREQ_SL2VL_SET, PREQ_VLARB_GET,
+	PREQ_VLARB_SET, PREQ_MFT_GET, PREQ_MFT_SET,
+};
+
+struct prog {
+	struct txn *x;
+	const struct subnet *sn;
+	struct disc_live *live;
+	const struct route_out *ro;
+	const struct prog_opts *o;
+	struct prog_cache *cache;
+	struct prog_report *rep;
+	int err; /* ENOMEM or a transport error: stop sending */
+	struct mcast_want *mft; /* prog_mft.c: the MFTs wanted, for the replies */
+};
+
+/* As in discovery: a request whose every try timed out is sent again, this many times in all. */
+#define PROG_ROUNDS 3
+
+struct preq {
+	struct prog *g;
+	struct smp_req r;  /* kept to send again */
+	uint8_t round;
+	enum preq_kind kind;
+	uint32_t idx;      /* model port (PREQ_PORT) or switch number */
+	uint32_t block;    /* LFT block */
+	uint8_t new_state; /* PREQ_PORT: the state asked for */
+};
+
+struct prog_lft *prog_cache_find(struct prog_cache *c, uint64_t guid);
+struct prog_lft *prog_cache_get(struct prog_cache *c, uint64_t guid);
+int prog_lft_size(struct prog_lft *e, uint32_t len);
+
+/* prog.c, for the table phases in prog_pkey.c and prog_qos.c. */
+bool prog_port_route(const struct prog *g, uint32_t pi, struct smp_req *r);
+void prog_submit(struct prog *g, const struct smp_req *r, enum preq_kind kind, uint32_t idx,
+		 uint32_t block, uint8_t new_state);
+const char *prog_port_name(const struct prog *g, uint32_t pi, char *buf, size_t len);
+bool prog_port_linked(const struct prog *g, uint32_t pi);
+
+void prog_program_pkeys(struct prog *g);
+void prog_pkey_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len);
+void prog_program_qos(struct prog *g);
+/* config.h's enum config_port_class of a port. */
+int prog_port_class_of(const struct prog *g, uint32_t pi);
+void prog_qos_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len);
+void prog_program_mfts(struct prog *g);
+void prog_mft_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len);
+
+#endif

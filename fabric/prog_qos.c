@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Programming QoS from loom.yaml's port classes: SL-to-VL mapping tables
+ * (IBA 14.2.5.8: one per CA port; per input/output port pair on a switch)
+ * and VL arbitration tables (14.2.5.9: the low and high priority tables'
+ * first 32 entries, as many as the port has room for). Each block is read
+ * and sent only if it differs. OperationalVLs goes with the PortInfo Set
+ * (prog.c); a mapping to a VL the port does not operate is folded into its
+ * VLs and reported.
+ *
+ * A routing engine that breaks credit loops with VLs (route_out.sl: the
+ * vlayered engine) needs its own SL-to-VL map on every port: it wins over
+ * the classes' sl2vl, and a class that asked for another map is reported
+ * (IBA gives one table per port pair; two owners cannot share it). Its map
+ * is never folded: a port running fewer VLs than the routes need is
+ * reported as what it is, a place where credit loops are possible.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <iba/ib_types.h>
+
+#include "config/config.h"
+#include "fabric/prog_priv.h"
+
+static enum config_port_class prog_port_class(const struct prog *g, uint32_t pi)
+{
+	return (enum config_port_class)qos_port_class(g->sn, pi);
+}
+
+int prog_port_class_of(const struct prog *g, uint32_t pi)
+{
+	return (int)prog_port_class(g, pi);
+}
+
+static struct qos_view view_of(const struct prog *g)
+{
+	return (struct qos_view){ .sn = g->sn, .live = g->live, .ro = g->ro, .qos = g->o->qos };
+}
+
+static void want_sl2vl(const struct prog *g, uint32_t pi, uint8_t vl[SMP_NUM_SL], bool *folded)
+{
+	struct qos_view v = view_of(g);
+
+	qos_want_sl2vl(&v, pi, vl, folded);
+}
+
+static unsigned want_vlarb(const struct prog *g, uint32_t pi, enum smp_vlarb_block b,
+			   struct smp_vlarb e[SMP_VLARB_BLOCK])
+{
+	struct qos_view v = view_of(g);
+
+	return qos_want_vlarb(&v, pi, b, e);
+}
+
+void prog_qos_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
+{
+	struct smp_req r = { .method = SMP_SET, .attr_mod = q->block };
+	uint8_t vl[SMP_NUM_SL], have_vl[SMP_NUM_SL];
+	struct smp_vlarb e[SMP_VLARB_BLOCK], have[SMP_VLARB_BLOCK];
+	bool folded;
+	uint32_t out = q->idx;
+
+	if (!prog_port_route(g, q->idx, &r))
+		return;
+	if (q->kind == PREQ_SL2VL_GET) {
+		/* On a switch the table belongs to the output port, the modifier's low byte. */
+		if (subnet_is_switch(g->sn, g->sn->port[q->idx].node))
+			out = subnet_port_idx(g->sn, g->sn->port[q->idx].node, q->block & 0xff);
+		want_sl2vl(g, out, vl, &folded);
+		if (smp_decode_sl2vl(resp, len, have_vl) < 0 || !memcmp(vl, have_vl, sizeof(vl)))
+			return;
+		r.attr_id = SMP_ATTR_SL2VL;
+		smp_encode_sl2vl(vl, r.data);
+		g->rep->qos_blocks++;
+		prog_submit(g, &r, PREQ_SL2VL_SET, q->idx, q->block, 0);
+		return;
+	}
+	want_vlarb(g, q->idx, (enum smp_vlarb_block)(q->block >> 16), e);
+	if (smp_decode_vlarb(resp, len, have) < 0 || !memcmp(e, have, sizeof(e)))
+		return;
+	r.attr_id = SMP_ATTR_VLARB;
+	smp_encode_vlarb(e, r.data);
+	g->rep->qos_blocks++;
+	prog_submit(g, &r, PREQ_VLARB_SET, q->idx, q->block, 0);
+}
+
+static void ask(struct prog *g, uint32_t pi, uint16_t attr, uint32_t mod, enum preq_kind kind)
+{
+	struct smp_req r = { .method = SMP_GET, .attr_id = attr, .attr_mod = mod };
+
+	if (!prog_port_route(g, pi, &r))
+		return;
+	g->rep->qos_reads++;
+	prog_submit(g, &r, kind, pi, mod, 0);
+}
+
+/* A port that carries data: linked, or a switch's port 0. */
+static bool qos_port(const struct prog *g, uint32_t pi)
+{
+	const struct subnet_port *p = &g->sn->port[pi];
+
+	if (subnet_is_switch(g->sn, p->node) && p->num == 0)
+		return g->live->port[pi].have_pi;
+	return prog_port_linked(g, pi);
+}
+
+static void fold_report(struct prog *g, uint32_t pi)
+{
+	uint8_t vl[SMP_NUM_SL];
+	bool folded;
+	char buf[160];
+
+	want_sl2vl(g, pi, vl, &folded);
+	if (folded && g->ro->sl)
+		diag_msg(&g->rep->msgs, "%s: runs %u data VLs, the routes need %u: traffic on "
+			 "the VLs it lacks is dropped there, and credit loops are possible; give "
+			 "the routing engine fewer VLs (sm.routing.vls) or the port more",
+			 prog_port_name(g, pi, buf, sizeof(buf)), qos_vls_of(g->live->port[pi].pi.op_vls),
+			 g->ro->n_vls);
+	else if (folded)
+		diag_msg(&g->rep->msgs, "%s: runs %u data VLs; SL-to-VL entries beyond them are "
+			 "folded into them (VL %% %u)", prog_port_name(g, pi, buf, sizeof(buf)),
+			 qos_vls_of(g->live->port[pi].pi.op_vls), qos_vls_of(g->live->port[pi].pi.op_vls));
+}
+
+/* The engine's map wins; say which classes asked for another (once a run). */
+static void sl2vl_conflicts(struct prog *g)
+{
+	const struct config *c = g->o->qos;
+	struct config *def = NULL;
+
+	if (!g->ro->sl || config_defaults(&def) < 0)
+		return;
+	for (unsigned k = 0; k < _CONFIG_CLASS_MAX; k++)
+		if (memcmp(c->qos[k].sl2vl, def->qos[k].sl2vl, SMP_NUM_SL) &&
+		    memcmp(c->qos[k].sl2vl, g->ro->sl2vl, SMP_NUM_SL))
+			diag_msg(&g->rep->msgs, "qos: %s: sl2vl not applied: the routing engine "
+				 "spreads routes over %u VLs and needs SL n -> VL n on every port",
+				 config_class_name((enum config_port_class)k), g->ro->n_vls);
+	config_free(def);
+}
+
+static void switch_sl2vl(struct prog *g, uint32_t node)
+{
+	const struct subnet_node *n = &g->sn->node[node];
+
+	for (unsigned o = 0; o <= n->nports; o++) {
+		uint32_t po = subnet_port_idx(g->sn, node, o);
+
+		if (!qos_port(g, po))
+			continue;
+		fold_report(g, po);
+		for (unsigned i = 0; i <= n->nports; i++)
+			if (i != o && qos_port(g, subnet_port_idx(g->sn, node, i)))
+				ask(g, subnet_port_idx(g->sn, node, 0), SMP_ATTR_SL2VL,
+				    smp_sl2vl_mod((uint8_t)i, (uint8_t)o), PREQ_SL2VL_GET);
+	}
+}
+
+void prog_program_qos(struct prog *g)
+{
+	static const enum smp_vlarb_block blocks[] = { SMP_VLARB_LOW_0_31, SMP_VLARB_HIGH_0_31 };
+
+	sl2vl_conflicts(g);
+	for (uint32_t node = 0; node < g->sn->n_nodes && !g->err; node++)
+		if (subnet_is_switch(g->sn, node))
+			switch_sl2vl(g, node);
+	for (uint32_t pi = 0; pi < g->sn->n_ports && !g->err; pi++) {
+		const struct subnet_port *p = &g->sn->port[pi];
+		bool sw = subnet_is_switch(g->sn, p->node);
+		struct smp_vlarb e[SMP_VLARB_BLOCK];
+
+		if (!qos_port(g, pi) || (sw && p->num == 0))
+			continue;
+		if (!sw) {
+			fold_report(g, pi);
+			ask(g, pi, SMP_ATTR_SL2VL, 0, PREQ_SL2VL_GET);
+		}
+		for (unsigned b = 0; b < 2; b++)
+			if (want_vlarb(g, pi, blocks[b], e))
+				ask(g, pi, SMP_ATTR_VLARB, smp_vlarb_mod(sw ? p->num : 0, blocks[b]),
+				    PREQ_VLARB_GET);
+	}
+}

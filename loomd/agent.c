@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+#include <string.h>
+
+#include "mad/smp.h"
+#include "loomd/agent.h"
+
+/* IBA 13.4.7: MAD status "unsupported method/attribute combination". */
+#define MAD_STATUS_UNSUP_METHOD_ATTR 0x000c
+
+void agent_init(struct agent *a, struct txn *x, uint64_t guid, uint8_t priority)
+{
+	memset(a, 0, sizeof(*a));
+	a->x = x;
+	a->guid = guid;
+	a->priority = priority;
+	a->state = SMP_SM_DISCOVERING;
+}
+
+static void answer(struct agent *a, const uint8_t *mad, size_t len, uint16_t status,
+		   const uint8_t *data, const struct mad_addr *from)
+{
+	uint8_t out[MAD_SIZE];
+	struct mad_addr to = { .lid = from ? from->lid : 0xffff, .qpn = 0 };
+
+	if (smp_make_resp(mad, len, status, data, out) < 0)
+		return;
+	/* A directed-route answer retraces the path; only LID-routed ones need an address. */
+	(void)txn_send_raw(a->x, out, MAD_SIZE, out[1] == 0x81 ? NULL : &to);
+}
+
+static void sm_info(struct agent *a, const uint8_t *mad, size_t len, const struct mad_addr *from)
+{
+	struct smp_sm_info si = {
+		.guid = a->guid,
+		.sm_key = a->sm_key,
+		/* IBA 14.2.5.13: ActCount counts the SMPs this SM has sent. */
+		.act_count = (uint32_t)txn_stats(a->x)->sent,
+		.priority = a->priority,
+		.state = a->state,
+	};
+	uint8_t data[SMP_DATA_SIZE];
+
+	a->sminfo_gets++;
+	/*
+	 * A Set is how another SM asks for a handover (IBA 14.4.1); a master
+	 * that does not hand over answers with its own SMInfo unchanged.
+	 * Handover arrives with the standby/failover work.
+	 */
+	smp_encode_sm_info(&si, data);
+	answer(a, mad, len, 0, data, from);
+}
+
+void agent_request(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)
+{
+	struct agent *a = arg;
+	struct smp_hdr h;
+	struct smp_notice n;
+
+	if (smp_peek(mad, len, &h) < 0 || len < MAD_SIZE)
+		return;
+	if (h.method == SMP_TRAP && h.attr_id == SMP_ATTR_NOTICE) {
+		a->traps++;
+		if (smp_decode_notice(mad, len, &n) == 0 && n.generic && n.trap_num == 128) {
+			a->trap128++;
+			a->resweep = true;
+		}
+		answer(a, mad, len, 0, NULL, from);
+		return;
+	}
+	if ((h.method == SMP_GET || h.method == SMP_SET) && h.attr_id == SMP_ATTR_SM_INFO) {
+		sm_info(a, mad, len, from);
+		return;
+	}
+	a->refused++;
+	if (h.method == SMP_GET || h.method == SMP_SET)
+		answer(a, mad, len, MAD_STATUS_UNSUP_METHOD_ATTR, NULL, from);
+}

@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loomd: the subnet manager daemon. One sd-event loop owns everything: the
+ * umad fd (answers to our SMPs, and requests to the SM: SMInfo, Traps), the
+ * sweep timer and the signals. A sweep runs to completion inside the loop
+ * (txn_run polls the same fd, and the SM's agent answers requests from
+ * within it), so nothing else needs to be told a sweep is in progress.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "config/config.h"
+#include "lib/cleanup.h"
+#include "lib/log.h"
+#include "mad/txn.h"
+#include "mad/umad.h"
+#include "routing/route.h"
+#include "sa/sa.h"
+#include "loomd/agent.h"
+#include "loomd/loomd.h"
+#include "loomd/sweep.h"
+#include "tools/loom.h"
+
+#define ONCE_ATTEMPTS 5
+
+struct loomd {
+	struct loomd_opts o;
+	struct mad_umad *u;
+	struct txn *x;
+	struct agent agent;
+	struct sweeper sw;
+	struct sa sa;
+	bool sa_on; /* the SA agent is registered on the port */
+	sd_event *ev;
+	sd_event_source *sweep_timer;
+	struct config *cfg; /* in force; replaced only by a valid file on SIGHUP */
+	bool announced; /* READY=1 sent */
+	uint64_t next_sweep; /* when the sweep timer is due, between multicast passes */
+	char guid2lid[PATH_MAX];
+};
+
+
+/*
+ * SIGHUP: read the file again. A valid one replaces the configuration and
+ * a heavy sweep applies the difference (only blocks that differ are sent);
+ * an invalid one is reported and changes nothing.
+ */
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
+{
+	struct loomd *d = arg;
+	struct config *c = NULL;
+	struct diag msgs = { 0 };
+	const char *path = d->o.config ? d->o.config : CONFIG_DEFAULT_PATH;
+	uint64_t now;
+	int r;
+
+	(void)s, (void)si;
+	r = config_load_file(path, d->o.config != NULL, &c, &msgs);
+	for (unsigned i = 0; i < msgs.n; i++)
+		log_err("%s", msgs.msg[i]);
+	diag_free(&msgs);
+	if (r < 0) {
+		log_err("SIGHUP: %s: %s; the running configuration stays in force, nothing changes",
+			path, r == -EINVAL ? "invalid configuration" : strerror(-r));
+		return 0;
+	}
+	config_free(d->cfg);
+	d->cfg = c;
+	d->sw.o.config = c->file ? c : NULL;
+	d->agent.priority = c->sm.priority;
+	d->agent.sm_key = c->sm.sm_key;
+	log_info("SIGHUP: %s reloaded; a heavy sweep applies what changed", path);
+	d->agent.resweep = true;
+	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
+	sd_event_source_set_time(d->sweep_timer, now);
+	return 0;
+}
+
+static void log_msgs(const struct diag *d)
+{
+	for (unsigned i = 0; i < d->n; i++)
+		log_warn("%s", d->msg[i]);
+	if (d->dropped)
+		log_warn("%u more problems not shown", d->dropped);
+}
+
+static void log_sweep(const struct loomd *d, const struct sweep_stats *st)
+{
+	char lft[96] = "";
+
+	if (st->heavy && d->cfg && d->cfg->file)
+		snprintf(lft, sizeof(lft), " (%u LFT blocks, %u P_Key blocks, %u QoS blocks)",
+			 st->lft_blocks, st->pkey_blocks, st->qos_blocks);
+	else if (st->heavy)
+		snprintf(lft, sizeof(lft), " (%u LFT blocks)", st->lft_blocks);
+	log_info("sweep %u (%s): %" PRIu32 " nodes, %" PRIu32 " ports, %u changes%s, %" PRIu64
+		 " SMPs, %u ms%s%s",
+		 d->sw.heavy + d->sw.light, st->heavy ? "heavy" : "light", st->nodes, st->ports,
+		 st->changes, lft, st->smps, st->ms, st->up ? ", SUBNET UP" : "; not up: ",
+		 st->up ? "" : st->why_not);
+}
+
+static int heavy(struct loomd *d, struct sweep_stats *st)
+{
+	struct diag msgs = { .limit = 200 };
+	int r;
+
+	d->agent.resweep = false;
+	r = sweep_heavy(&d->sw, st, &msgs);
+	log_msgs(&msgs);
+	diag_free(&msgs);
+	if (r < 0) {
+		log_err("sweep failed: %s; the local port may be down", strerror(-r));
+		return r;
+	}
+	if (st->up)
+		d->agent.state = SMP_SM_MASTER;
+	log_sweep(d, st);
+	/* Ports in or out of service (traps 64/65) against the last whole model only. */
+	if (st->up && d->sa_on)
+		sa_swept(&d->sa);
+	return 0;
+}
+
+/* A join or leave through the SA: the MFT blocks that differ, now. */
+static void mcast_pass(struct loomd *d)
+{
+	struct diag msgs = { .limit = 50 };
+	struct sweep_stats st;
+	int r;
+
+	r = sweep_mcast(&d->sw, &st, &msgs);
+	log_msgs(&msgs);
+	diag_free(&msgs);
+	if (r < 0)
+		log_warn("multicast: programming MFTs failed: %s; the next sweep tries again",
+			 strerror(-r));
+	else if (st.nodes)
+		log_info("multicast: %u MFT blocks, %" PRIu64 " SMPs, %u ms", st.mft_blocks,
+			 st.smps, st.ms);
+}
+
+/* struct mcast's listener: the SA changed a group; the timer runs mcast_pass. */
+static void on_mcast_changed(void *arg)
+{
+	struct loomd *d = arg;
+	uint64_t now;
+
+	if (d->sa_on)
+		sa_mcast_changed(&d->sa); /* groups created or deleted: traps 66/67 */
+	if (!d->ev || !d->sweep_timer)
+		return; /* --once: no loop to schedule on */
+	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
+	sd_event_source_set_time(d->sweep_timer, now);
+}
+
+static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct loomd *d = arg;
+	struct sweep_stats st;
+	bool changed = false;
+	int r = 0;
+
+	/* Early for multicast only: program MFTs, keep the sweep where it was due. */
+	if (d->sw.mcast->dirty && d->sw.up && !d->agent.resweep && usec < d->next_sweep) {
+		mcast_pass(d);
+		sd_event_source_set_time(s, d->next_sweep);
+		return 0;
+	}
+	if (d->sw.up && !d->agent.resweep) {
+		r = sweep_light(&d->sw, &changed, &st);
+		if (r == 0 && (changed || !st.up))
+			log_sweep(d, &st);
+	}
+	if (r < 0 || changed || !d->sw.up || d->agent.resweep)
+		heavy(d, &st);
+	if (d->sw.up && !d->announced) {
+		sd_notify(0, "READY=1\nSTATUS=SUBNET UP");
+		d->announced = true;
+	}
+	if (d->sw.mcast->dirty && d->sw.up)
+		mcast_pass(d);
+	sd_notify(0, d->sw.up ? "STATUS=SUBNET UP" : "STATUS=bringing the subnet up");
+	d->next_sweep = usec + (uint64_t)d->o.sweep_ms * 1000;
+	sd_event_source_set_time(s, d->next_sweep);
+	return 0;
+}
+
+/* Between sweeps: requests to the SM arrive here; a trap 128 asks for a sweep now. */
+static void umad_input(struct loomd *d)
+{
+	int r;
+
+	r = txn_drain(d->x);
+	if (r < 0)
+		log_warn("reading from %s port %u: %s", mad_umad_ca(d->u), mad_umad_port(d->u),
+			 strerror(-r));
+	if (d->agent.resweep) {
+		uint64_t now;
+
+		sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
+		sd_event_source_set_time(d->sweep_timer, now);
+	}
+}
+
+/*
+ * The loop. sd-event owns timers and signals; the umad fd is polled on its
+ * own, between sd-event's turns, for at most TURN_MS. Why not an sd-event
+ * io source: the simulator's umad2sim hands out fds that only its own
+ * poll() wrapper understands (epoll refuses them, and its poll() ignores
+ * every other fd in the set), and one loop for hardware and simulator keeps
+ * the path the tests take the path production takes.
+ */
+#define TURN_MS 100
+
+static int loop(struct loomd *d)
+{
+	struct pollfd pfd = { .fd = mad_umad_ops.fd(d->u), .events = POLLIN };
+	int r;
+
+	for (;;) {
+		uint64_t now, next;
+		int wait = TURN_MS;
+
+		/* sd_event_run() dispatches one source a call; run all that are due. */
+		do {
+			if (sd_event_get_state(d->ev) == SD_EVENT_FINISHED)
+				return 0;
+			r = sd_event_run(d->ev, 0);
+		} while (r > 0);
+		if (r < 0)
+			return r;
+		if (sd_event_now(d->ev, CLOCK_MONOTONIC, &now) >= 0)
+			sa_tick(&d->sa, now / 1000); /* Reports not yet acknowledged */
+		if (sd_event_now(d->ev, CLOCK_MONOTONIC, &now) >= 0 &&
+		    sd_event_source_get_time(d->sweep_timer, &next) >= 0)
+			wait = next <= now ? 0 : next - now < TURN_MS * 1000ULL ?
+				(int)((next - now + 999) / 1000) : TURN_MS;
+		r = poll(&pfd, 1, wait);
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (r > 0)
+			umad_input(d);
+	}
+}
+
+static void on_drop(void *arg, enum txn_drop why, const struct smp_hdr *h)
+{
+	static const char *const name[] = { [TXN_DROP_MALFORMED] = "malformed",
+					    [TXN_DROP_UNEXPECTED] = "unexpected",
+					    [TXN_DROP_LATE] = "late" };
+
+	struct loomd *d = arg;
+
+	/* A ReportResp: the transaction layer knows only its own TIDs; the SA's Reports are ours. */
+	if (h && h->mgmt_class == 0x03 && h->method == 0x86) {
+		sa_report_resp(&d->sa, h->tid);
+		return;
+	}
+	if (h)
+		log_debug("dropped a %s MAD: class 0x%02x method 0x%02x attr 0x%04x mod 0x%x tid 0x%08x",
+			  name[why], h->mgmt_class, h->method, h->attr_id, h->attr_mod, h->tid);
+	else
+		log_debug("dropped a %s MAD (shorter than a MAD header)", name[why]);
+}
+
+/* The transport for the SA's answers: the port's GSI agent. */
+static int sa_send(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *to)
+{
+	struct loomd *d = arg;
+
+	return mad_umad_ops.send(d->u, mad, len, 0, to);
+}
+
+/* Requests to us: SA queries to the SA, SMPs (SMInfo, Traps) to the SM's agent. */
+static void on_request(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)
+{
+	struct loomd *d = arg;
+	int r;
+
+	if (!from || from->agent != MAD_AGENT_SA) {
+		agent_request(&d->agent, mad, len, from);
+		if (d->sa_on)
+			sa_trap(&d->sa, mad, len); /* a trap: Reports to its subscribers */
+		return;
+	}
+	r = sa_request(&d->sa, mad, len, from);
+	if (r == -EPROTO)
+		log_debug("dropped an SA MAD from LID %u QP %u (%zu bytes): not a request we can "
+			  "answer", from->lid, from->qpn, len);
+	else if (r == -EACCES)
+		log_warn("SA: ignored a request from LID %u QP %u with a wrong SM_Key (attribute "
+			 "0x%04x): IBA 15.2.1.1 discards it; the requester must send 0 or sm-key",
+			 from->lid, from->qpn, len >= 18 ? (unsigned)(mad[16] << 8 | mad[17]) : 0u);
+	else if (r < 0)
+		log_warn("SA: answering LID %u QP %u (attribute 0x%04x, method 0x%02x) failed: %s; "
+			 "the requester will retry or time out",
+			 from->lid, from->qpn, len >= 18 ? (unsigned)(mad[16] << 8 | mad[17]) : 0u,
+			 len >= 4 ? mad[3] : 0u, strerror(-r));
+}
+
+static int run_once(struct loomd *d)
+{
+	struct sweep_stats st;
+
+	for (unsigned i = 0; i < ONCE_ATTEMPTS; i++) {
+		if (heavy(d, &st) < 0)
+			return 1;
+		if (st.up)
+			return 0;
+	}
+	log_err("no SUBNET UP after %u heavy sweeps: %s", ONCE_ATTEMPTS, st.why_not);
+	return 1;
+}
+
+static int run_daemon(struct loomd *d)
+{
+	uint64_t now;
+	int r;
+
+	r = sd_event_default(&d->ev);
+	if (r < 0)
+		return r;
+	/* NULL handler: sd-event exits the loop on these signals. */
+	r = sd_event_add_signal(d->ev, NULL, SIGTERM, NULL, NULL);
+	if (r >= 0)
+		r = sd_event_add_signal(d->ev, NULL, SIGINT, NULL, NULL);
+	if (r >= 0)
+		r = sd_event_add_signal(d->ev, NULL, SIGHUP, on_sighup, d);
+	if (r >= 0)
+		r = sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
+	if (r >= 0)
+		r = sd_event_add_time(d->ev, &d->sweep_timer, CLOCK_MONOTONIC, now, 1000, on_sweep_timer, d);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(d->sweep_timer, SD_EVENT_ON);
+	if (r >= 0)
+		r = sd_event_set_watchdog(d->ev, true);
+	if (r >= 0)
+		r = loop(d);
+	sd_notify(0, "STOPPING=1");
+	sd_event_source_unref(d->sweep_timer);
+	sd_event_unref(d->ev);
+	if (r < 0)
+		log_err("event loop: %s", strerror(-r));
+	return r < 0 ? 1 : 0;
+}
+
+static int setup(struct loomd *d)
+{
+	struct diag msgs = { .limit = 50 };
+	struct sweep_opts so = { .route = { .lmc = (uint8_t)d->o.lmc, .roots = d->o.roots,
+					    .n_roots = d->o.n_roots, .vls = (uint8_t)d->o.vls,
+					    .file = d->o.lfts } };
+	int r;
+
+	so.engine = route_engine_find(d->o.engine);
+	if (!so.engine) {
+		size_t n;
+		const struct route_engine *const *e = route_engine_list(&n);
+		char names[128] = "";
+
+		for (size_t i = 0; i < n; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 i ? ", " : "", e[i]->name);
+		log_err("routing engine '%s' (--routing or the configuration's sm.routing.engine) "
+			"is not available; this loomd has: %s", d->o.engine, names);
+		return -EINVAL;
+	}
+	if (mkdir(d->o.state_dir, 0755) < 0 && errno != EEXIST) {
+		log_err("state dir %s: %s; give another with --state-dir", d->o.state_dir,
+			strerror(errno));
+		return -errno;
+	}
+	snprintf(d->guid2lid, sizeof(d->guid2lid), "%s/guid2lid", d->o.state_dir);
+	so.guid2lid = d->guid2lid;
+	/* Without a file there are no partitions to program: P_Keys are left as they are. */
+	so.config = d->cfg && d->cfg->file ? d->cfg : NULL;
+	r = mad_umad_open(d->o.ca, d->o.port, MAD_UMAD_SM | MAD_UMAD_SA, &d->u);
+	d->sa_on = r == 0;
+	if (r < 0 && r != -ENODEV) {
+		log_warn("opening %s port %u with the SA agent (class 0x03, GSI) failed: %s; "
+			 "trying again without an SA (is another SA registered on this port?)",
+			 d->o.ca ? d->o.ca : "the first CA", d->o.port, strerror(-r));
+		r = mad_umad_open(d->o.ca, d->o.port, MAD_UMAD_SM, &d->u);
+	}
+	if (r < 0) {
+		log_err("cannot open %s port %u for SMPs: %s; is ib_umad loaded, and are we root?",
+			d->o.ca ? d->o.ca : "the first CA", d->o.port, strerror(-r));
+		return r;
+	}
+	r = txn_new(&mad_umad_ops, d->u, &d->o.txn, &d->x);
+	if (r < 0)
+		return r;
+	txn_set_drop_hook(d->x, on_drop, d);
+	agent_init(&d->agent, d->x, 0, (uint8_t)d->o.priority);
+	/* SMInfo's SM_Key and the SA's: a trusted SA request must carry it. */
+	d->agent.sm_key = d->cfg ? d->cfg->sm.sm_key : 0;
+	txn_set_request_hook(d->x, on_request, d);
+	/* SA requests longer than a MAD (RMPP: MultiPathRecords) bypass txn's MAD-sized reads. */
+	mad_umad_set_long_hook(d->u, on_request, d);
+	r = sweeper_init(&d->sw, d->x, &d->agent, &so, &msgs);
+	sa_init(&d->sa, &d->sw, &d->agent, sa_send, d);
+	if (r == 0) {
+		/* The SA changes groups; the sweep timer programs their MFTs. */
+		d->sa.src.mcast = d->sw.mcast;
+		d->sw.mcast->changed = on_mcast_changed;
+		d->sw.mcast->changed_arg = d;
+	}
+	log_msgs(&msgs);
+	diag_free(&msgs);
+	if (r < 0)
+		log_err("%s: %s", d->guid2lid, strerror(-r));
+	else
+		log_info("on %s port %u, routing %s, LMC %u, state in %s%s", mad_umad_ca(d->u),
+			 mad_umad_port(d->u), so.engine->name, d->o.lmc, d->o.state_dir,
+			 d->sa_on ? ", SA on" : ", no SA");
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	struct loomd d = { .o = { .state_dir = DEFAULT_STATE_DIR, .engine = "minhop",
+				  .txn = TXN_OPTS_DEFAULT } };
+	enum log_level lvl = LOG_LVL_INFO;
+	int rc;
+
+	if (loomd_parse_args(argc, argv, &d.o, &lvl) < 0)
+		return 1;
+	if (d.o.check_config)
+		return config_check_run("loomd", d.o.config, true);
+	log_init("loomd", lvl);
+	if (loomd_apply_config(&d.o, &d.cfg) < 0)
+		return 1;
+	/*
+	 * Block the signals sd-event takes through a signalfd before any
+	 * thread exists: libibumad's simulator shim starts a reader thread,
+	 * and a signal may go to any thread that has it unblocked.
+	 */
+	sigset_t ss;
+
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &ss, NULL);
+	if (setup(&d) < 0)
+		rc = 1;
+	else
+		rc = d.o.once ? run_once(&d) : run_daemon(&d);
+	sa_free(&d.sa);
+	sweeper_free(&d.sw);
+	config_free(d.cfg);
+	txn_free(d.x);
+	mad_umad_close(d.u);
+	return rc;
+}

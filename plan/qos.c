@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What programming puts in a port's QoS tables, as pure functions of the
+ * model, what the sweep read and loom.yaml's classes: prog_qos.c diffs the
+ * ports against them, the SA's SL2VL and VLArb records answer with them.
+ * One place, so the two cannot disagree; no MADs here, so the SA (and its
+ * fuzzer) can link it alone.
+ */
+#include <string.h>
+
+#include <iba/ib_types.h>
+
+#include "config/config.h"
+#include "plan/qos.h"
+
+/* The port class of port pi: which of loom.yaml's qos classes it takes. */
+int qos_port_class(const struct subnet *sn, uint32_t pi)
+{
+	const struct subnet_port *p = &sn->port[pi];
+	uint8_t type = sn->node[p->node].type;
+
+	if (type == NODE_SWITCH)
+		return p->num ? CONFIG_CLASS_SWITCH_EXTERNAL : CONFIG_CLASS_SWITCH_PORT0;
+	return type == NODE_ROUTER ? CONFIG_CLASS_ROUTER : CONFIG_CLASS_CA;
+}
+
+/* IBA 14.2.5.6 OperationalVLs code -> data VLs: 1 -> 1, 2 -> 2, 3 -> 4, 4 -> 8, 5 -> 15. */
+unsigned qos_vls_of(uint8_t code)
+{
+	static const unsigned n[] = { 1, 1, 2, 4, 8, 15 };
+
+	return code < 6 ? n[code] : 1;
+}
+
+/*
+ * The table port pi (an output port) should hold; *folded if VLs had to be
+ * folded (or, for the engine's map, are missing). Public (plan/qos.h) so that
+ * the SA answers with exactly what programming sends.
+ */
+void qos_want_sl2vl(const struct qos_view *v, uint32_t pi, uint8_t vl[SMP_NUM_SL],
+		    bool *folded)
+{
+	const struct config_qos_class *c = &v->qos->qos[qos_port_class(v->sn, pi)];
+	unsigned n = qos_vls_of(v->live->port[pi].pi.op_vls);
+
+	*folded = false;
+	if (v->ro && v->ro->sl) {
+		memcpy(vl, v->ro->sl2vl, SMP_NUM_SL);
+		for (unsigned sl = 0; sl < SMP_NUM_SL; sl++)
+			*folded |= vl[sl] != 15 && vl[sl] >= n;
+		return;
+	}
+	for (unsigned sl = 0; sl < SMP_NUM_SL; sl++) {
+		vl[sl] = c->sl2vl[sl];
+		if (vl[sl] != 15 && vl[sl] >= n) { /* VL15: the SL is dropped, on purpose */
+			vl[sl] = (uint8_t)(vl[sl] % n);
+			*folded = true;
+		}
+	}
+}
+
+/* Entries of one VLArb block: the class's list from entry 0, within the port's room. */
+unsigned qos_want_vlarb(const struct qos_view *v, uint32_t pi, enum smp_vlarb_block b,
+			struct smp_vlarb e[SMP_VLARB_BLOCK])
+{
+	const struct config_qos_class *c = &v->qos->qos[qos_port_class(v->sn, pi)];
+	ib_port_info_t w;
+	bool high = b == SMP_VLARB_HIGH_0_31;
+	const struct config_vlarb *list = high ? c->high : c->low;
+	unsigned n = high ? c->n_high : c->n_low, cap;
+
+	memcpy(&w, v->live->port[pi].raw, sizeof(w));
+	cap = high ? w.vl_arb_high_cap : w.vl_arb_low_cap;
+	if (cap > SMP_VLARB_BLOCK)
+		cap = SMP_VLARB_BLOCK;
+	memset(e, 0, SMP_VLARB_BLOCK * sizeof(*e));
+	for (unsigned i = 0; i < n && i < cap; i++)
+		e[i] = (struct smp_vlarb){ .vl = list[i].vl, .weight = list[i].weight };
+	return cap;
+}
+

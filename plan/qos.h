@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_PLAN_QOS_H
+#define LOOM_PLAN_QOS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mad/smp.h"
+#include "model/disc_live.h"
+#include "model/subnet.h"
+#include "routing/route.h"
+
+struct config;
+
+/*
+ * What programming puts in a port's QoS tables (prog_run's step 4), for
+ * those who must say the same (the SA's SL2VL and VLArb records): the same
+ * functions prog_run uses. qos is what prog_opts.qos was (not NULL), ro the
+ * routes (its SL-to-VL map wins; NULL: none).
+ */
+struct qos_view {
+	const struct subnet *sn;
+	const struct disc_live *live;
+	const struct route_out *ro;
+	const struct config *qos;
+};
+/* config.h's enum config_port_class of port pi: which qos class it takes. */
+int qos_port_class(const struct subnet *sn, uint32_t pi);
+/* IBA 14.2.5.6 OperationalVLs code -> data VLs: 1 -> 1, 2 -> 2, 3 -> 4, 4 -> 8, 5 -> 15. */
+unsigned qos_vls_of(uint8_t code);
+/* The SL-to-VL table of output port pi; *folded: VLs folded or missing. */
+void qos_want_sl2vl(const struct qos_view *v, uint32_t pi, uint8_t vl[SMP_NUM_SL],
+		    bool *folded);
+/* VLArbitration block b (low or high 0-31) of port pi; returns the entries the port has room for. */
+unsigned qos_want_vlarb(const struct qos_view *v, uint32_t pi, enum smp_vlarb_block b,
+			struct smp_vlarb e[SMP_VLARB_BLOCK]);
+
+#endif
