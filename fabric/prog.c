@@ -274,12 +274,6 @@ static uint8_t knobs_drops(struct prog *g, uint32_t node)
 
 /* ---- phase 1 and 3: ports -------------------------------------------------- */
 
-/* OperationalVLs code (IBA 14.2.5.6) of the fewest VLs holding n: 1, 2, 4, 8, 15. */
-static uint8_t vls_code(unsigned n)
-{
-	return n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 3 : n <= 8 ? 4 : 5;
-}
-
 /* IBA 14.2.5.6: MTU and VL encodings grow with the value, so the lower one fits both ends. */
 static uint8_t min_u8(uint8_t a, uint8_t b)
 {
@@ -331,17 +325,11 @@ static bool want_port(struct prog *g, uint32_t pi, struct smp_port_set *s)
 			return false;
 		peer = &g->live->port[p->peer];
 		if (peer->have_pi) {
-			uint8_t cap = min_u8(lp->pi.vl_cap, peer->pi.vl_cap);
+			struct qos_view v = { .sn = sn, .live = g->live, .ro = g->ro,
+					      .qos = g->o->qos };
 
 			s->neighbor_mtu = min_u8(lp->pi.mtu_cap, peer->pi.mtu_cap);
-			s->op_vls = cap;
-			/* loom.yaml's operational VLs for the class, within what both ends can. */
-			if (g->o->qos)
-				s->op_vls = min_u8(s->op_vls, config_op_vls_code(
-					g->o->qos->qos[prog_port_class_of(g, pi)].operational_vls));
-			/* An engine that spreads routes over VLs needs them all (prog_qos.c). */
-			if (g->ro->sl && s->op_vls < vls_code(g->ro->n_vls))
-				s->op_vls = min_u8(cap, vls_code(g->ro->n_vls));
+			s->op_vls = qos_port_op_vls(&v, pi, min_u8(lp->pi.vl_cap, peer->pi.vl_cap));
 		}
 	}
 	if (g->o->qos) {

@@ -47,6 +47,12 @@ struct loomd {
 	sd_event *ev;
 	sd_event_source *sweep_timer;
 	struct config *cfg; /* in force; replaced only by a valid file on SIGHUP */
+	/*
+	 * The configuration the last sweep's plan was built from, when SIGHUP
+	 * replaced it since: the plan (and the SA answering from it) points into
+	 * it until the next heavy sweep plans again.
+	 */
+	struct config *cfg_planned;
 	bool announced; /* READY=1 sent */
 	uint64_t next_sweep; /* when the sweep timer is due, between multicast passes */
 	char guid2lid[PATH_MAX];
@@ -77,7 +83,12 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 			path, r == -EINVAL ? "invalid configuration" : strerror(-r));
 		return 0;
 	}
-	config_free(d->cfg);
+	if (d->cfg == d->sw.plan.config && d->cfg) {
+		config_free(d->cfg_planned);
+		d->cfg_planned = d->cfg;
+	} else {
+		config_free(d->cfg);
+	}
 	d->cfg = c;
 	d->sw.o.config = c->file ? c : NULL;
 	d->agent.priority = c->sm.priority;
@@ -129,6 +140,13 @@ static int heavy(struct loomd *d, struct sweep_stats *st)
 	if (st->up)
 		d->agent.state = SMP_SM_MASTER;
 	log_sweep(d, st);
+	sa_set_view(&d->sa, &(struct sa_view){ .sn = d->sw.sn, .live = &d->sw.live,
+					       .plan = &d->sw.plan, .lfts = d->sw.cache,
+					       .mcast = d->sw.mcast });
+	if (d->cfg_planned != d->sw.plan.config) {
+		config_free(d->cfg_planned);
+		d->cfg_planned = NULL;
+	}
 	/* Ports in or out of service (traps 64/65) against the last whole model only. */
 	if (st->up && d->sa_on)
 		sa_swept(&d->sa);
@@ -277,6 +295,20 @@ static void on_drop(void *arg, enum txn_drop why, const struct smp_hdr *h)
 		log_debug("dropped a %s MAD (shorter than a MAD header)", name[why]);
 }
 
+/* SMInfo as the SA's SMInfoRecord and SM_Key check see it (IBA 14.2.5.13). */
+static void sa_sm_info(void *arg, struct sa_sm *out)
+{
+	const struct loomd *d = arg;
+
+	*out = (struct sa_sm){
+		.guid = d->agent.guid,
+		.sm_key = d->agent.sm_key,
+		.act_count = (uint32_t)txn_stats(d->x)->sent,
+		.priority = d->agent.priority,
+		.state = d->agent.state,
+	};
+}
+
 /* The transport for the SA's answers: the port's GSI agent. */
 static int sa_send(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *to)
 {
@@ -412,10 +444,10 @@ static int setup(struct loomd *d)
 	/* SA requests longer than a MAD (RMPP: MultiPathRecords) bypass txn's MAD-sized reads. */
 	mad_umad_set_long_hook(d->u, on_request, d);
 	r = sweeper_init(&d->sw, d->x, &d->agent, &so, &msgs);
-	sa_init(&d->sa, &d->sw, &d->agent, sa_send, d);
+	sa_init(&d->sa, sa_send, d, sa_sm_info, d);
 	if (r == 0) {
 		/* The SA changes groups; the sweep timer programs their MFTs. */
-		d->sa.src.mcast = d->sw.mcast;
+		sa_set_view(&d->sa, &(struct sa_view){ .mcast = d->sw.mcast });
 		d->sw.mcast->changed = on_mcast_changed;
 		d->sw.mcast->changed_arg = d;
 	}
@@ -463,6 +495,7 @@ int main(int argc, char **argv)
 	sa_free(&d.sa);
 	sweeper_free(&d.sw);
 	config_free(d.cfg);
+	config_free(d.cfg_planned);
 	txn_free(d.x);
 	mad_umad_close(d.u);
 	return rc;

@@ -13,6 +13,7 @@
 #include "fabric/disc.h"
 #include "plan/lid.h"
 #include "plan/mcast.h"
+#include "plan/plan.h"
 #include "fabric/prog.h"
 #include "model/subnet.h"
 
@@ -38,10 +39,11 @@ struct sweeper {
 	struct subnet *sn;
 	struct disc_live live;
 	/*
-	 * The routes the LFTs were programmed from, for sn (the SA's PathRecord
-	 * SL: routes.sl); zeroed when the last heavy sweep could not route.
+	 * What the fabric should hold, for sn: the routes the LFTs were
+	 * programmed from (empty when the last heavy sweep could not route),
+	 * the P_Keys and QoS classes. The SA answers from it.
 	 */
-	struct route_out routes;
+	struct plan plan;
 	struct mcast *mcast;   /* multicast groups (the SA changes them) and the MFTs programmed */
 	unsigned heavy, light; /* sweeps done */
 	bool up;               /* the last heavy sweep reached SUBNET UP */

@@ -17,19 +17,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config/config.h"
 #include "lib/cleanup.h"
 #include "lib/diag.h"
 #include "lib/json.h"
-#include "tools/loom.h"
+#include "model/subnet.h"
+#include "model/topo.h"
+#include "plan/plan.h"
+#include "plan/qos.h"
 #include "routing/check.h"
 #include "routing/lft_text.h"
 #include "routing/route.h"
-#include "config/config.h"
-#include "plan/lid.h"
-#include "plan/pkey.h"
-#include "model/subnet.h"
-#include "model/topo.h"
 #include "tools/check_print.h"
+#include "tools/loom.h"
 
 struct route_args {
 	const char *engine, *guid2lid, *topo, *config, *lfts;
@@ -80,8 +80,10 @@ static void route_usage(FILE *f)
 		"  --pkeys          instead of the tables: the P_Key table every port would\n"
 		"                   get from --config's partitions (smpquery pkeys order)\n"
 		"  --qos            instead of the tables: the QoS settings every port would\n"
-		"                   get from --config (VLs, SL2VL, VLArb high and low); a port\n"
-		"                   running fewer VLs than asked folds the mapping into them\n\n"
+		"                   get from --config (VLs, SL2VL, VLArb high and low), or the\n"
+		"                   engine's SL-to-VL map; ports taken to support VL0-7 and 8\n"
+		"                   VLArb entries (a topology file does not say); with --pkeys\n"
+		"                   both, P_Keys first\n\n"
 		"Exit status: 0 routed (and, with --check, clean), 1 --check found problems or\n"
 		"misuse, 2 the topology cannot be read or routed.\n");
 }
@@ -153,7 +155,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		default: route_usage(stderr); return 1;
 		}
 	}
-	if (optind != argc - 1 || (a->json && a->canon) || ((a->pkeys || a->qos) && !a->config) || (a->pkeys && a->qos)) {
+	if (optind != argc - 1 || (a->json && a->canon) || ((a->pkeys || a->qos) && !a->config)) {
 		route_usage(stderr);
 		return 1;
 	}
@@ -193,11 +195,10 @@ static void progress_cb(void *ctx, const char *what, uint64_t done, uint64_t tot
 		t - p->t0, p->tty ? "   " : "\n");
 }
 
-/* Model and LIDs: 0, or the exit status (messages printed). */
-static int prepare(const struct route_args *a, struct subnet **sn)
+/* Model, configuration and LID map: 0, or the exit status (messages printed). */
+static int prepare(const struct route_args *a, struct subnet **sn, struct config **c,
+		   struct lid_map **m)
 {
-	_cleanup_(lid_map_freep) struct lid_map *m = NULL;
-	struct lid_report rep = { .msgs.limit = LID_MAX_MSGS };
 	struct diag d = { 0 };
 	int r;
 
@@ -208,9 +209,19 @@ static int prepare(const struct route_args *a, struct subnet **sn)
 		fprintf(stderr, "loom route: %s: cannot read the topology; nothing routed\n", a->topo);
 		return 2;
 	}
-	r = lid_map_new(&m);
+	if (a->config) {
+		r = config_load_file(a->config, true, c, &d);
+		diag_print(&d, stderr);
+		diag_free(&d);
+		if (r < 0) {
+			fprintf(stderr, "loom route: %s: %s; nothing shown\n", a->config,
+				r == -EINVAL ? "invalid configuration" : strerror(-r));
+			return 2;
+		}
+	}
+	r = lid_map_new(m);
 	if (r == 0 && a->guid2lid) {
-		r = lid_map_load(m, a->guid2lid, &d);
+		r = lid_map_load(*m, a->guid2lid, &d);
 		diag_print(&d, stderr);
 		diag_free(&d);
 		if (r < 0) {
@@ -219,13 +230,8 @@ static int prepare(const struct route_args *a, struct subnet **sn)
 			return 2;
 		}
 	}
-	if (r == 0)
-		r = lid_assign(*sn, m, (uint8_t)a->lmc, &rep);
-	diag_print(&rep.msgs, stderr);
-	lid_report_free(&rep);
 	if (r < 0) {
-		fprintf(stderr, "loom route: %s: assigning LIDs: %s; nothing routed\n", a->topo,
-			strerror(-r));
+		fprintf(stderr, "loom route: %s\n", strerror(-r));
 		return 2;
 	}
 	return 0;
@@ -283,100 +289,104 @@ static void print_sl(const struct subnet *sn, const struct route_out *out)
 				       route_sl(out, s)[lid]);
 }
 
-static int load_config(const struct route_args *a, struct config **c)
+/*
+ * --qos: per port that carries data, what loomd programs: its class, the
+ * OperationalVLs within what both ends can (a topology file has no VLCap:
+ * QOS_DRY_VL_CAP), the SL-to-VL table (folded into those VLs, or the engine's
+ * map) and the VL arbitration entries the port has room for.
+ */
+static void print_qos(const struct subnet *sn, const struct plan *p)
 {
-	struct diag d = { 0 };
-	int r;
+	struct qos_view v = { .sn = sn, .ro = &p->routes, .qos = p->qos };
 
-	r = config_load_file(a->config, true, c, &d);
-	diag_print(&d, stderr);
-	diag_free(&d);
-	if (r < 0) {
-		fprintf(stderr, "loom route: %s: %s; nothing shown\n", a->config,
-			r == -EINVAL ? "invalid configuration" : strerror(-r));
-		return 2;
-	}
-	return 0;
-}
-
-/* --qos: per port that carries data, its class's settings (loomd caps VLs at what both ends can). */
-static int print_qos(const struct route_args *a, const struct subnet *sn)
-{
-	_cleanup_(config_freep) struct config *c = NULL;
-
-	if (load_config(a, &c))
-		return 2;
-	for (uint32_t p = 0; p < sn->n_ports; p++) {
-		const struct subnet_port *sp = &sn->port[p];
+	for (uint32_t pi = 0; p->qos && pi < sn->n_ports; pi++) {
+		const struct subnet_port *sp = &sn->port[pi];
 		const struct subnet_node *n = &sn->node[sp->node];
-		enum config_port_class k;
-		const struct config_qos_class *q;
+		enum config_port_class k = (enum config_port_class)qos_port_class(sn, pi);
+		static const enum smp_vlarb_block blk[] = { SMP_VLARB_HIGH_0_31, SMP_VLARB_LOW_0_31 };
+		uint8_t vl[SMP_NUM_SL];
+		bool folded;
 
-		if (n->type == NODE_SWITCH)
-			k = sp->num ? CONFIG_CLASS_SWITCH_EXTERNAL : CONFIG_CLASS_SWITCH_PORT0;
-		else
-			k = n->type == NODE_ROUTER ? CONFIG_CLASS_ROUTER : CONFIG_CLASS_CA;
 		if (sp->num && sp->peer == SUBNET_NONE)
 			continue;
 		if (n->type != NODE_SWITCH && !sp->num)
 			continue;
-		q = &c->qos[k];
+		qos_want_sl2vl(&v, pi, vl, &folded);
 		printf("%s 0x%016" PRIx64 " \"%s\" port %u [%s]: vls %u sl2vl", subnet_type_name(n->type),
 		       n->guid, subnet_str(sn, n->desc), sp->num, config_class_name(k),
-		       q->operational_vls);
-		for (unsigned sl = 0; sl < 16; sl++)
-			printf("%c%u", sl ? ',' : ' ', q->sl2vl[sl]);
-		printf(" vlarb-high");
-		for (unsigned i = 0; i < q->n_high; i++)
-			printf("%c%u:%u", i ? ',' : ' ', q->high[i].vl, q->high[i].weight);
-		printf(" vlarb-low");
-		for (unsigned i = 0; i < q->n_low; i++)
-			printf("%c%u:%u", i ? ',' : ' ', q->low[i].vl, q->low[i].weight);
+		       qos_vls_of(qos_port_op_vls(&v, pi, QOS_DRY_VL_CAP)));
+		for (unsigned sl = 0; sl < SMP_NUM_SL; sl++)
+			printf("%c%u", sl ? ',' : ' ', vl[sl]);
+		for (unsigned b = 0; b < 2; b++) {
+			const struct config_qos_class *q = &p->qos->qos[k];
+			unsigned listed = b ? q->n_low : q->n_high;
+			struct smp_vlarb e[SMP_VLARB_BLOCK];
+			unsigned room = qos_want_vlarb(&v, pi, blk[b], e);
+
+			printf(" vlarb-%s", b ? "low" : "high");
+			for (unsigned i = 0; i < listed && i < room; i++)
+				printf("%c%u:%u", i ? ',' : ' ', e[i].vl, e[i].weight);
+		}
 		printf("\n");
 	}
-	return 0;
 }
 
 /* --pkeys: every port that takes part, in model order, as smpquery pkeys lists them. */
-static int print_pkeys(const struct route_args *a, const struct subnet *sn)
+static void print_pkeys(const struct subnet *sn, const struct plan *p)
 {
-	_cleanup_(config_freep) struct config *c = NULL;
-	struct pkey_plan plan = { 0 };
-	struct diag d = { 0 };
-	uint32_t sm_port;
-	int r;
+	for (uint32_t pi = 0; p->have_pkeys && pi < sn->n_ports; pi++) {
+		const struct subnet_node *n = &sn->node[sn->port[pi].node];
 
-	if (load_config(a, &c))
-		return 2;
-	/* The dry run's SM is where ibsim puts it: the first node's first port. */
-	sm_port = subnet_port_idx(sn, 0, subnet_is_switch(sn, 0) ? 0 : 1);
-	r = pkey_plan_build(sn, c, sm_port, &plan, &d);
-	diag_print(&d, stderr);
-	diag_free(&d);
-	if (r < 0)
-		return 2;
-	for (uint32_t p = 0; p < sn->n_ports; p++) {
-		const struct subnet_node *n = &sn->node[sn->port[p].node];
-
-		if (!pkey_count(&plan, p))
+		if (!pkey_count(&p->pkeys, pi))
 			continue;
 		printf("%s 0x%016" PRIx64 " \"%s\" port %u%s:", subnet_type_name(n->type), n->guid,
-		       subnet_str(sn, n->desc), sn->port[p].num, plan.enforce[p] ? " enforce" : "");
-		for (uint32_t i = plan.off[p]; i < plan.off[p + 1]; i++)
-			printf(" 0x%04x", plan.key[i]);
+		       subnet_str(sn, n->desc), sn->port[pi].num,
+		       p->pkeys.enforce[pi] ? " enforce" : "");
+		for (uint32_t i = p->pkeys.off[pi]; i < p->pkeys.off[pi + 1]; i++)
+			printf(" 0x%04x", p->pkeys.key[i]);
 		printf("\n");
 	}
-	pkey_plan_free(&plan);
+}
+
+/*
+ * The plan loomd would make of this fabric: plan_build, as a sweep calls it.
+ * The dry run's SM is where ibsim puts it: the first node's first port.
+ * 0, or the exit status (messages printed).
+ */
+static int plan(const struct route_args *a, const struct route_engine *e, struct subnet *sn,
+		const struct config *c, struct lid_map *m, struct progress *prog, struct plan *out)
+{
+	struct plan_report rep = { .lids.msgs.limit = LID_MAX_MSGS };
+	struct plan_opts po = {
+		.engine = e, .config = c, .sm_port = plan_sm_port(sn, 1),
+		.route = { .lmc = (uint8_t)a->lmc, .roots = a->roots, .n_roots = a->n_roots,
+			   .file = a->lfts, .threads = a->threads, .vls = (uint8_t)a->vls,
+			   .progress = progress_cb, .progress_ctx = prog },
+	};
+	int r;
+
+	r = plan_build(sn, m, &po, NULL, out, &rep);
+	diag_print(&rep.lids.msgs, stderr);
+	diag_print(&rep.pkeys, stderr);
+	if (r == 0)
+		r = rep.lid_err; /* the dry run does not go on without every LID */
+	plan_report_free(&rep);
+	if (r < 0) {
+		fprintf(stderr, "loom route: %s: assigning LIDs: %s; nothing routed\n", a->topo,
+			strerror(-r));
+		return 2;
+	}
 	return 0;
 }
 
 int cmd_route(int argc, char **argv)
 {
 	_cleanup_(subnet_freep) struct subnet *sn = NULL;
-	_cleanup_(route_out_free) struct route_out out = { 0 };
+	_cleanup_(config_freep) struct config *c = NULL;
+	_cleanup_(lid_map_freep) struct lid_map *m = NULL;
+	_cleanup_(plan_free) struct plan p = { 0 };
 	struct route_args a = { .engine = "minhop" };
 	const struct route_engine *e;
-	struct route_why why = { { 0 } };
 	struct check_report rep;
 	struct check_opts co = { 0 };
 	struct diag d = { .limit = DIAG_MAX };
@@ -394,36 +404,37 @@ int cmd_route(int argc, char **argv)
 		fprintf(stderr, "loom route: --engine '%s': no such engine (see --help)\n", a.engine);
 		return 1;
 	}
-	r = prepare(&a, &sn);
+	r = prepare(&a, &sn, &c, &m);
 	if (r)
 		return r;
-	if (a.pkeys)
-		return print_pkeys(&a, sn);
-	if (a.qos)
-		return print_qos(&a, sn);
 	t0 = now_s();
 	prog = (struct progress){ .t0 = t0, .tty = isatty(STDERR_FILENO) };
-	r = e->route(sn, &(struct route_opts){ .lmc = (uint8_t)a.lmc, .roots = a.roots,
-						 .n_roots = a.n_roots, .file = a.lfts,
-						 .threads = a.threads, .vls = (uint8_t)a.vls,
-						 .progress = progress_cb,
-						 .progress_ctx = &prog }, &out, &why);
+	r = plan(&a, e, sn, c, m, &prog, &p);
 	secs = now_s() - t0;
 	if (prog.shown && prog.tty)
 		fputc('\n', stderr);
-	if (r < 0) {
-		fprintf(stderr, "loom route: %s: %s cannot route it: %s\n", a.topo, e->name, why.msg);
+	if (r)
+		return r;
+	if (p.route_err < 0) {
+		fprintf(stderr, "loom route: %s: %s cannot route it: %s\n", a.topo, e->name, p.why.msg);
 		return 2;
 	}
+	if (a.pkeys || a.qos) {
+		if (a.pkeys)
+			print_pkeys(sn, &p);
+		if (a.qos)
+			print_qos(sn, &p);
+		return 0;
+	}
 	fprintf(stderr, "loom route: %s: %s: %u switches, %u LIDs, %.3f s; %s\n", a.topo, e->name,
-		out.n_sw, out.stats.dest_lids, secs, why.msg);
+		p.routes.n_sw, p.routes.stats.dest_lids, secs, p.why.msg);
 	if (a.json || a.check) {
-		if (out.sl) { /* the SLs the engine chose, on the VLs its sl2vl gives */
-			co.sl = out.sl;
+		if (p.routes.sl) { /* the SLs the engine chose, on the VLs its sl2vl gives */
+			co.sl = p.routes.sl;
 			co.vl_of = vl_of_sl2vl;
-			co.vl_ctx = &out;
+			co.vl_ctx = &p.routes;
 		}
-		r = check_routes(sn, &out, &co, &rep, &d);
+		r = check_routes(sn, &p.routes, &co, &rep, &d);
 		if (r < 0) {
 			fprintf(stderr, "loom route: checking the tables: %s\n", strerror(-r));
 			diag_free(&d);
@@ -432,13 +443,13 @@ int cmd_route(int argc, char **argv)
 		ok = check_ok(&rep) && rep.cdg_acyclic;
 	}
 	if (a.json)
-		print_json(&a, sn, &out, &rep, &d, ok, secs);
+		print_json(&a, sn, &p.routes, &rep, &d, ok, secs);
 	else if (a.sl)
-		print_sl(sn, &out);
+		print_sl(sn, &p.routes);
 	else {
 		if (a.canon)
 			po = LFT_TEXT_CANON;
-		r = lft_text_print(stdout, sn, &out, &po);
+		r = lft_text_print(stdout, sn, &p.routes, &po);
 		if (r < 0)
 			fprintf(stderr, "loom route: writing the tables: %s\n", strerror(-r));
 	}
