@@ -124,6 +124,20 @@ static void log_sweep(const struct loomd *d, const struct sweep_stats *st)
 		 st->up ? "" : st->why_not);
 }
 
+/* systemctl status: up or not, and which engine routes (and which refused, why). */
+static void notify_status(const struct loomd *d)
+{
+	const struct plan *p = &d->sw.plan;
+	char refused[512] = "";
+
+	if (p->n_refused) {
+		strcpy(refused, "; refused by ");
+		plan_refused_str(p, refused + strlen(refused), sizeof(refused) - strlen(refused));
+	}
+	sd_notifyf(0, "STATUS=%s%s%s%s", d->sw.up ? "SUBNET UP" : "bringing the subnet up",
+		   p->engine ? "; routed with " : "", p->engine ? p->engine->name : "", refused);
+}
+
 static int heavy(struct loomd *d, struct sweep_stats *st)
 {
 	struct diag msgs = { .limit = 200 };
@@ -206,12 +220,12 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 	if (r < 0 || changed || !d->sw.up || d->agent.resweep)
 		heavy(d, &st);
 	if (d->sw.up && !d->announced) {
-		sd_notify(0, "READY=1\nSTATUS=SUBNET UP");
+		sd_notify(0, "READY=1");
 		d->announced = true;
 	}
 	if (d->sw.mcast->dirty && d->sw.up)
 		mcast_pass(d);
-	sd_notify(0, d->sw.up ? "STATUS=SUBNET UP" : "STATUS=bringing the subnet up");
+	notify_status(d);
 	d->next_sweep = usec + (uint64_t)d->o.sweep_ms * 1000;
 	sd_event_source_set_time(s, d->next_sweep);
 	return 0;
@@ -398,8 +412,10 @@ static int setup(struct loomd *d)
 					    .file = d->o.lfts } };
 	int r;
 
-	so.engine = route_engine_find(d->o.engine);
-	if (!so.engine) {
+	char bad[64], chain[128];
+
+	r = route_chain_parse(d->o.engine, !d->o.no_fallback, &so.engines, bad, sizeof(bad));
+	if (r < 0) {
 		size_t n;
 		const struct route_engine *const *e = route_engine_list(&n);
 		char names[128] = "";
@@ -408,7 +424,7 @@ static int setup(struct loomd *d)
 			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 				 i ? ", " : "", e[i]->name);
 		log_err("routing engine '%s' (--routing or the configuration's sm.routing.engine) "
-			"is not available; this loomd has: %s", d->o.engine, names);
+			"is not available; this loomd has: %s, and auto", bad, names);
 		return -EINVAL;
 	}
 	if (mkdir(d->o.state_dir, 0755) < 0 && errno != EEXIST) {
@@ -457,7 +473,8 @@ static int setup(struct loomd *d)
 		log_err("%s: %s", d->guid2lid, strerror(-r));
 	else
 		log_info("on %s port %u, routing %s, LMC %u, state in %s%s", mad_umad_ca(d->u),
-			 mad_umad_port(d->u), so.engine->name, d->o.lmc, d->o.state_dir,
+			 mad_umad_port(d->u), route_chain_str(&so.engines, chain, sizeof(chain)),
+			 d->o.lmc, d->o.state_dir,
 			 d->sa_on ? ", SA on" : ", no SA");
 	return r;
 }

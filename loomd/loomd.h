@@ -21,14 +21,16 @@ struct config;
 enum {
 	SET_STATE = 1 << 0, SET_ENGINE = 1 << 1, SET_LMC = 1 << 2, SET_SWEEP = 1 << 3,
 	SET_PRIO = 1 << 4, SET_WIN = 1 << 5, SET_TMO = 1 << 6, SET_RETRY = 1 << 7,
-	SET_ROOTS = 1 << 8, SET_VLS = 1 << 9, SET_LFTS = 1 << 10,
+	SET_ROOTS = 1 << 8, SET_VLS = 1 << 9, SET_LFTS = 1 << 10, SET_FALLBACK = 1 << 11,
 };
 
 struct loomd_opts {
 	const char *config; /* NULL: CONFIG_DEFAULT_PATH, which may be absent */
 	bool check_config;
 	unsigned set;       /* SET_*: what the command line gave */
-	const char *ca, *state_dir, *engine;
+	const char *ca, *state_dir;
+	const char *engine; /* engines to try in order, "ftree,vlayered" or "auto" */
+	bool no_fallback;   /* --fallback none: only those; else auto's engines after them */
 	unsigned port;
 	unsigned lmc;
 	uint64_t roots[256]; /* --root, or the configuration's sm.routing.roots */

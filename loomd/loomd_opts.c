@@ -31,7 +31,11 @@ static void usage(FILE *f)
 		"  --state-dir DIR      where the guid-to-LID map lives (default %s)\n"
 		"  --ca NAME            the CA to run on (default: the first)\n"
 		"  --port N             its port (default: the first usable)\n"
-		"  --routing ENGINE     routing engine (default minhop; see 'loom route --help')\n"
+		"  --routing E[,E...]   routing engines tried in order until one routes the fabric;\n"
+		"                       'auto' is ftree, vlayered, updn (default minhop; see\n"
+		"                       'loom route --help')\n"
+		"  --fallback auto|none after those engines, try auto's (default auto); none:\n"
+		"                       a fabric they refuse stays unrouted\n"
 		"  --lmc N              LMC 0-7: 2^N LIDs per CA port (default 0)\n"
 		"  --root GUID          updn's root switch by NodeGUID, repeatable (default: found)\n"
 		"  --vls N              vlayered: VLs it may use, 1-8 (default 8)\n"
@@ -64,7 +68,7 @@ static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, 
 int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level *lvl)
 {
 	enum { O_ONCE = 256, O_CHECK, O_ROOT, O_STATE, O_CA, O_PORT, O_ROUTING, O_LMC, O_SWEEP, O_PRIO,
-	       O_WIN, O_TMO, O_RETRY, O_VLS, O_LFTS };
+	       O_WIN, O_TMO, O_RETRY, O_VLS, O_LFTS, O_FALLBACK };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, O_CHECK },
@@ -74,6 +78,7 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
 		{ "ca", required_argument, NULL, O_CA },
 		{ "port", required_argument, NULL, O_PORT },
 		{ "routing", required_argument, NULL, O_ROUTING },
+		{ "fallback", required_argument, NULL, O_FALLBACK },
 		{ "lmc", required_argument, NULL, O_LMC },
 		{ "vls", required_argument, NULL, O_VLS },
 		{ "lfts", required_argument, NULL, O_LFTS },
@@ -117,6 +122,15 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
 		case O_CA: o->ca = optarg; break;
 		case O_PORT: r = parse_uint("--port", optarg, 1, 254, &o->port); break;
 		case O_ROUTING: o->engine = optarg; o->set |= SET_ENGINE; break;
+		case O_FALLBACK:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "none")) {
+				fprintf(stderr, "loomd: --fallback '%s': want auto or none\n", optarg);
+				r = -EINVAL;
+				break;
+			}
+			o->no_fallback = !strcmp(optarg, "none");
+			o->set |= SET_FALLBACK;
+			break;
 		case O_LMC:
 			r = parse_uint("--lmc", optarg, 0, ROUTE_LMC_MAX, &o->lmc);
 			o->set |= SET_LMC;

@@ -78,9 +78,10 @@ static int plan_sweep(struct sweeper *s, struct subnet *sn, const struct disc_li
 		      struct plan *plan, struct sweep_stats *st, struct diag *msgs)
 {
 	struct plan_report rep = { .lids.msgs.limit = 32, .pkeys.limit = 32 };
-	struct plan_opts po = { .engine = s->o.engine, .route = s->o.route,
-				.config = s->o.config,
+	struct plan_opts po = { .engines = s->o.engines, .route = s->o.route,
+				.config = s->o.config, .vl_cap = qos_switch_vl_cap(sn, live),
 				.sm_port = plan_sm_port(sn, live->local_port) };
+	char names[128], refused[1024];
 	int r;
 
 	r = plan_build(sn, s->lids, &po, s->mcast, plan, &rep);
@@ -92,12 +93,17 @@ static int plan_sweep(struct sweeper *s, struct subnet *sn, const struct disc_li
 			diag_msg(msgs, "%s: cannot save the guid-to-LID map: %s; LIDs may change "
 				 "if loomd restarts before the next save", s->o.guid2lid, strerror(-w));
 	}
+	route_chain_str(&po.engines, names, sizeof(names));
+	plan_refused_str(plan, refused, sizeof(refused));
 	if (r == 0 && plan->route_err < 0) {
-		diag_msg(msgs, "routing (%s): %s; forwarding tables left as they are",
-			 s->o.engine->name, plan->why.msg);
+		diag_msg(msgs, "routing (%s): %s; forwarding tables left as they are", names,
+			 po.engines.n == 1 ? plan->why.msg : refused);
 		not_up(st, "routing failed");
-	} else if (r == 0 && plan->routes.stats.unreach) {
-		diag_msg(msgs, "routing (%s): %s", s->o.engine->name, plan->why.msg);
+	} else if (r == 0 && plan->n_refused) {
+		diag_msg(msgs, "routing: refused by %s; routed with %s", refused, plan->engine->name);
+	}
+	if (r == 0 && plan->engine && plan->routes.stats.unreach) {
+		diag_msg(msgs, "routing (%s): %s", plan->engine->name, plan->why.msg);
 		not_up(st, "%u LIDs unreachable from some switch", plan->routes.stats.unreach_lids);
 	}
 	copy_msgs(msgs, &rep.pkeys, "partitions");

@@ -18,7 +18,7 @@
 #include "model/subnet.h"
 
 struct sweep_opts {
-	const struct route_engine *engine;
+	struct route_chain engines; /* tried in order until one routes the fabric */
 	struct route_opts route;
 	const char *guid2lid;   /* the persistent guid-to-LID map; NULL: none */
 	uint64_t subnet_prefix; /* 0: keep what the SM's port has, else fe80::/64 */

@@ -140,6 +140,26 @@ const struct route_engine *route_engine_find(const char *name);
 /* All engines, in a fixed order; *n gets the count. */
 const struct route_engine *const *route_engine_list(size_t *n);
 
+/* ---- which engines to try, in order (chain.c) ------------------------------- */
+
+#define ROUTE_CHAIN_MAX 8
+struct route_chain {
+	const struct route_engine *e[ROUTE_CHAIN_MAX];
+	unsigned n;
+};
+
+/*
+ * spec: engine names separated by commas, "auto" standing for ftree, vlayered,
+ * updn; an engine named twice is tried once. fallback: "auto"'s engines are
+ * tried after the list (those not in it already), unless the list has the
+ * file engine (its tables are the operator's: no others stand in for them). -EINVAL with the unknown or
+ * empty name in bad, -E2BIG past ROUTE_CHAIN_MAX engines; out untouched then.
+ */
+int route_chain_parse(const char *spec, bool fallback, struct route_chain *out, char *bad,
+		      size_t bad_len);
+/* "ftree,vlayered,updn": the names in order. */
+const char *route_chain_str(const struct route_chain *c, char *buf, size_t len);
+
 /* ---- for engines ------------------------------------------------------------ */
 
 /* Each engine's ops table, listed in engine.c. */
