@@ -17,17 +17,11 @@
  * 2 the input could not be read or checked.
  */
 
-#include <stdbool.h>
-
 int cmd_topo(int argc, char **argv);
 int cmd_discover(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 /* loom verify (cmd_verify.c): judge dump_lfts tables against an ibnetdiscover capture. */
 int cmd_verify(int argc, char **argv);
 int cmd_route(int argc, char **argv);
-/* Load path (NULL: the default file, which may be absent), report to stderr as prog,
- * print the normalised config if print; 0 valid, 1 invalid, 2 unreadable. loomd's
- * --check-config calls it too. */
-int config_check_run(const char *prog, const char *path, bool print);
 
 #endif
