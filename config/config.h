@@ -7,6 +7,7 @@
  * Never touches the fabric and never prints, but for check_run.c: the runner
  * both edges (loomd and `loom config`) share, so that they say the same words.
  *   config.h      this header: the struct every layer reads, load/print/compare
+ *   config_priv.h inside config/: the node tree, the walker's context, units helpers
  *   config.c      load a file or a buffer, defaults, free, compare
  *   ytree.c       libyaml events -> a small node tree with 1-based marks
  *   parse.c       walking the tree: keys, paths, scalars, FILE:LINE:COL messages

@@ -4,14 +4,17 @@
 
 /*
  * DOC: tools/ — the `loom` command: one file per subcommand.
+ *   loom.h      this header: the subcommands, the exit codes they share
  *   loom.c      subcommand table, --help, --version
  *   cmd_topo.c  loom topo: read, validate and summarise a topology file
  *   cmd_discover.c  loom discover: sweep the live fabric, print it as topo does
  *   cmd_config.c    loom config: check loom.yaml, print it normalised
  *   cmd_verify.c    loom verify: judge dump_lfts tables (routing/check.c)
  *   cmd_route.c     loom route: the dry run, tables loomd would program
- *   check_print.c   the route-quality report, text and JSON (verify, route)
- *   topo_print.c    the outputs topo and discover share (counts, JSON, list)
+ *   check_print.c   the route-quality report, text and JSON, for verify and route
+ *                   (check_print.h)
+ *   topo_print.c    the outputs topo and discover share: counts, JSON, problem list
+ *                   (topo_print.h)
  *
  * Exit codes, shared by every subcommand: 0 ok, 1 problems found or misuse,
  * 2 the input could not be read or checked.

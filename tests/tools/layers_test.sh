@@ -4,7 +4,11 @@
 #    before it in LAYERS; an include of a later folder is reported as
 #    FILE:LINE: A/ includes B/, unless tests/tools/layers.allow lists it;
 #  - layers.allow only shrinks: an entry that is no longer an upward include
-#    (fixed, moved, or never one) fails too, and every entry says why.
+#    (fixed, moved, or never one) fails too, and every entry says why;
+#  - every .c and .h of a folder is named in that folder's DOC: block (the one
+#    header of the folder that carries `DOC:`); X.h and X_priv.h are named
+#    with X.c when there is one (STYLE.md's example lists the .c files, the
+#    jobs), and the header that carries the block needs not name itself.
 # The checker first runs on a small fixture tree with known faults, so that a
 # checker which finds nothing cannot pass.
 set -uo pipefail
@@ -94,16 +98,56 @@ layers_check() {
 	done
 }
 
+# layers_named DOCFILE NAME: NAME is a word of DOCFILE.
+layers_named() {
+	grep -qw -- "${2//./\\.}" "$1"
+}
+
+# layers_docs ROOT: every folder's files that its DOC: block does not name, as
+# "DIR/FILE: not named in the DOC: block of DIR/HEADER"; a folder with no DOC:
+# header, or with two, is reported as such.
+layers_docs() {
+	local d f hdr docs twin
+	(
+		cd "$1" || exit 2
+		for d in "${LAYERS[@]}"; do
+			[ -d "$d" ] || continue
+			docs=$(layers_sources . "$d" | grep '\.h$' | xargs -r grep -l 'DOC:')
+			if [ -z "$docs" ]; then
+				echo "$d/: no header carries a DOC: block"
+				continue
+			fi
+			if [ "$(wc -l <<<"$docs")" -ne 1 ]; then
+				echo "$d/: more than one DOC: block: ${docs//$'\n'/ }"
+				continue
+			fi
+			hdr=$docs
+			awk '/DOC:/ { p = 1 } p { print } p && /\*\// { exit }' "$hdr" >"$tmp/doc"
+			layers_sources . "$d" | while read -r f; do
+				[ "$f" != "$hdr" ] || continue
+				layers_named "$tmp/doc" "${f##*/}" && continue
+				twin=${f%.h}
+				twin=${twin%_priv}.c
+				[ "$f" != "${f%.h}" ] && [ -e "$twin" ] &&
+					layers_named "$tmp/doc" "${twin##*/}" && continue
+				echo "$f: not named in the DOC: block of $hdr"
+			done
+		done
+	)
+}
+
 # ---- the checker on a fixture with known faults ------------------------------------
 fx=$tmp/fixture
-mkdir -p "$fx"/{lib,mad,sa,tools}
+mkdir -p "$fx"/{lib,mad,config,sa,tools}
 printf '/*\n * DOC: lib/ — fixture\n *   a.h   a header\n *   b.c   a source\n */\n' >"$fx/lib/a.h"
 printf '#include "lib/a.h"\n#include "mad/m.h"\n' >"$fx/lib/b.c"
 printf '/* DOC: mad/ m.h m.c */\n#include "lib/a.h"\n' >"$fx/mad/m.h"
 printf '#include "m.h"\n#include "../lib/a.h"\n#  include "../sa/s.h"\n' >"$fx/mad/m.c"
+printf '#include "mad/m.h"\n' >"$fx/config/c.c"
 printf '/* DOC: sa/ — s.h only, not the other one */\n#include "mad/m.h"\n' >"$fx/sa/s.h"
 printf '#include "sa/s.h"\n#include "tools/t.h"\n' >"$fx/sa/s.c"
-printf '/* DOC: tools/\n *   t.h  a header\n */\n#include "sa/s.h"\n' >"$fx/tools/t.h"
+printf '/* DOC: tools/\n *   t.c  a source, t_priv.h goes with it\n */\n#include "sa/s.h"\n' >"$fx/tools/t.h"
+touch "$fx/tools/t.c" "$fx/tools/t_priv.h" "$fx/tools/u.h"
 cat >"$fx/allow" <<'EOF'
 # known exceptions
 sa/s.c -> tools/t.h  # the fixture's allowed one
@@ -124,16 +168,28 @@ tap_check "fixture: an allowlisted include that is gone is reported" \
 tap_check "fixture: an allowlist entry without a reason is reported" \
 	grep -q "^$fx/allow:4: " "$tmp/fx.out"
 tap_is "fixture: nothing else is reported (same folder, earlier folders)" "$(wc -l <"$tmp/fx.out")" 4
+layers_docs "$fx" >"$tmp/fx.docs"
+tap_is "fixture: a file its folder's DOC: block does not name is reported" \
+	"$(grep '^sa/' "$tmp/fx.docs")" "sa/s.c: not named in the DOC: block of sa/s.h"
+tap_is "fixture: a folder without a DOC: block is reported" \
+	"$(grep '^config/' "$tmp/fx.docs")" "config/: no header carries a DOC: block"
+tap_is "fixture: a header without a .c of its name must be named itself" \
+	"$(grep '^tools/' "$tmp/fx.docs")" "tools/u.h: not named in the DOC: block of tools/t.h"
+tap_is "fixture: nothing else is missing from a DOC: block" "$(wc -l <"$tmp/fx.docs")" 3
 
 # ---- the tree ----------------------------------------------------------------------
 allow=$srcdir/tests/tools/layers.allow
 layers_check "$srcdir" "$allow" >"$tmp/tree.out"
+layers_docs "$srcdir" >"$tmp/tree.docs"
 for d in "${LAYERS[@]}"; do
 	tap_check "$d/ exists" test -d "$srcdir/$d" || continue
 	got=$(grep "^$d/" "$tmp/tree.out")
 	tap_check "$d/ includes no folder after it" test -z "$got" ||
 		tap_diag "$got" "an include goes up the layers (DESIGN.md): move the code down or," \
 			"while it is being moved, list it in tests/tools/layers.allow with why"
+	got=$(grep "^$d/" "$tmp/tree.docs")
+	tap_check "$d/: every .c and .h is named in its DOC: block" test -z "$got" ||
+		tap_diag "$got"
 done
 got=$(grep -F "$allow:" "$tmp/tree.out")
 tap_check "layers.allow: every entry is still an upward include, with a reason" test -z "$got" ||
