@@ -4,8 +4,10 @@
 
 /*
  * DOC: config/ — loom.yaml text in, a typed and validated struct config out.
- * Never prints and never touches the fabric; loomd and `loom config` decide.
+ * Never touches the fabric and never prints, but for check_run.c: the runner
+ * both edges (loomd and `loom config`) share, so that they say the same words.
  *   config.h      this header: the struct every layer reads, load/print/compare
+ *   config_priv.h inside config/: the node tree, the walker's context, units helpers
  *   config.c      load a file or a buffer, defaults, free, compare
  *   ytree.c       libyaml events -> a small node tree with 1-based marks
  *   parse.c       walking the tree: keys, paths, scalars, FILE:LINE:COL messages
@@ -16,6 +18,7 @@
  *   validate.c    checks across fields: P_Keys, names, VLs, engine options;
  *                 P_Key allocation and the implicit default partition
  *   print.c       the normalised YAML: every effective value, defaults filled in
+ *   check_run.c   the --check-config runner: load, report to stderr, print, exit code
  *
  * Data flows one way: bytes -> ytree -> parse_* (types, ranges, unknown keys)
  * -> validate (cross-field) -> struct config. Every problem is collected as
@@ -204,6 +207,14 @@ static inline void config_freep(struct config **c)
 
 /* Every effective value as YAML that loads back to an equal config. -errno of the write. */
 int config_print(const struct config *c, FILE *f);
+
+/*
+ * check_run.c, the --check-config runner of `loom config` and `loomd --check-config`:
+ * load path (NULL: the default file, which may be absent), report every problem to
+ * stderr as prog, print the normalised config to stdout if print. Returns an exit
+ * code, not -errno: 0 valid, 1 invalid, 2 unreadable.
+ */
+int config_check_run(const char *prog, const char *path, bool print);
 
 /* Same effective values? (marks, file and pkey_auto are not compared) */
 bool config_equal(const struct config *a, const struct config *b);

@@ -32,7 +32,6 @@
 #include "loomd/agent.h"
 #include "loomd/loomd.h"
 #include "loomd/sweep.h"
-#include "tools/loom.h"
 
 #define ONCE_ATTEMPTS 5
 

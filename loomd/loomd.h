@@ -3,8 +3,21 @@
 #define LOOM_SM_LOOMD_H
 
 /*
- * loomd's own pieces (not a library): its options, from the command line
- * and the configuration file (loomd_opts.c), for the daemon (loomd.c).
+ * DOC: loomd/ — the daemon, an edge: it owns one fabric, and it is where things
+ * are logged. Not a library.
+ *   loomd.h       this header: loomd's options, from the command line and the
+ *                 configuration file (loomd_opts.c), for the daemon (loomd.c)
+ *   loomd.c       setup, the sd-event loop (umad fd, sweep timer, signals),
+ *                 SIGHUP reload, systemd notify and watchdog, --once
+ *   loomd_opts.c  the command line, then the configuration file under it
+ *   sweep.c       heavy and light sweeps: discover, plan_build(), program (sweep.h)
+ *   agent.c       the SM's own agent: SMInfo and Traps answered, mid-sweep too
+ *                 (agent.h)
+ *
+ * Data flows one way: loomd.c's loop runs sweep.c, which calls fabric/
+ * discovery, plan_build() (plan/, which runs routing/) and fabric/ programming
+ * in that order; loomd.c hands the SA (sa/) a view of each heavy sweep; requests
+ * to the SM reach agent.c and the SA through the transaction layer's request hook.
  */
 #include <limits.h>
 #include <stdbool.h>

@@ -15,7 +15,6 @@
 #include "lib/log.h"
 #include "routing/route.h"
 #include "loomd/loomd.h"
-#include "tools/loom.h"
 
 static void usage(FILE *f)
 {

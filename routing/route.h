@@ -10,19 +10,23 @@
  *              checks, unreachable counts, messages)
  *   minhop.c   min-hop: shortest paths, routes balanced over equal-cost ports
  *   updn.c     up/down: legal routes go up towards roots, then only down;
- *              deadlock-free on one VL for any topology
+ *              deadlock-free on one VL for any topology; updn_roots.c: roots,
+ *              ranks and the up order; updn_priv.h what the two share
  *   ftree.c    fat-tree (Clos) routing, D-mod-K balance, tolerant of missing
  *              links and switches; ftree_rank.c: levels from the CAs up, the
  *              switch graph; ftree_choose.c: one LID's choices; ftree_detour.c:
- *              credit-loop-checked detours where up-down cannot reach
+ *              credit-loop-checked detours where up-down cannot reach;
+ *              ftree_priv.h what the four share
  *   vlayered.c deadlock-free for any topology: balanced shortest paths spread
  *              over virtual layers (SLs), each layer's CDG kept acyclic, an
  *              up/down escape; vlayered_order.c the escape, vlayered_cdg.c
- *              per-layer CDGs, vlayered_tree.c one LID's tree and its layer
+ *              per-layer CDGs, vlayered_tree.c one LID's tree and its layer,
+ *              vlayered_priv.h what they share
  *   file.c     tables loaded from dump_lfts text, as the operator fixed them
- *   check.c    the route-quality checker (check_cdg.c credit loops, check_msg.c
- *              messages): follows any tables, written apart from the engines
- *   lft_text.c dump_lfts text out; lft_text_read.c: dump_lfts text in
+ *   check.c    the route-quality checker (check.h; check_cdg.c credit loops,
+ *              check_msg.c messages, check_priv.h what they share): follows any
+ *              tables, written apart from the engines
+ *   lft_text.c dump_lfts text out; lft_text_read.c: dump_lfts text in (lft_text.h)
  *
  * Data flows one way: the LID manager has put LIDs (and LMCs) into the model;
  * an engine reads the model and fills a struct route_out; programming (fabric/)

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "mad/rate.h"
 #include "sa/sa_priv.h"
 
 _Static_assert(sizeof(ib_member_rec_t) == 56, "MCMemberRecord is 52 bytes, padded to 8");
@@ -47,19 +48,6 @@ static const struct sa_field mcr_fields[] = {
 	{ 352, 4 }, { 356, 20 }, { 376, 8 }, { 384, 4 },    /* SL, FlowLabel, HopLimit, Scope */
 	{ 388, 4 }, { 392, 1 },                             /* JoinState, ProxyJoin */
 };
-
-/* IBA rate codes (Table 205) in 100 Mb/s, as sa_rec_path.c orders them. */
-static unsigned rate_speed(uint8_t code)
-{
-	static const unsigned s[] = {
-		[2] = 25, [3] = 100, [4] = 300, [5] = 50, [6] = 200, [7] = 400, [8] = 600,
-		[9] = 800, [10] = 1200, [11] = 140, [12] = 560, [13] = 1120, [14] = 1680,
-		[15] = 250, [16] = 1000, [17] = 2000, [18] = 3000, [19] = 280, [20] = 500,
-		[21] = 4000, [22] = 6000,
-	};
-
-	return code < sizeof(s) / sizeof(s[0]) ? s[code] : 0;
-}
 
 /* What port pi's link carries: its MTU and rate codes. */
 static void port_caps(const struct sa_src *s, uint32_t pi, uint8_t *mtu, uint8_t *rate)
