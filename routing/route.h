@@ -8,6 +8,7 @@
  *   engine.c   registry of engines; helpers every engine shares (output
  *              tables and their hand-over, the destination list with its LID
  *              checks, unreachable counts, messages)
+ *   chain.c    which engines to try, in order ("ftree,vlayered", "auto")
  *   minhop.c   min-hop: shortest paths, routes balanced over equal-cost ports
  *   updn.c     up/down: legal routes go up towards roots, then only down;
  *              deadlock-free on one VL for any topology; updn_roots.c: roots,
