@@ -152,6 +152,10 @@ static int heavy(struct loomd *d, struct sweep_stats *st)
 	}
 	if (st->up)
 		d->agent.state = SMP_SM_MASTER;
+	for (unsigned i = 0; i < d->sw.events.n; i++)
+		log_info("event: %s", d->sw.events.msg[i]);
+	if (d->sw.events.dropped)
+		log_info("event: %u more not shown", d->sw.events.dropped);
 	log_sweep(d, st);
 	sa_set_view(&d->sa, &(struct sa_view){ .sn = d->sw.sn, .live = &d->sw.live,
 					       .plan = &d->sw.plan, .lfts = d->sw.cache,

@@ -47,6 +47,7 @@ void sweeper_free(struct sweeper *s)
 	subnet_free(s->sn);
 	disc_live_free(&s->live);
 	plan_free(&s->plan);
+	diag_free(&s->events);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -144,6 +145,29 @@ static int program(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 	return r;
 }
 
+struct event_ctx {
+	struct sweeper *s;
+	const struct subnet *cur;
+};
+
+static void on_event(void *arg, const struct diff_event *ev)
+{
+	struct event_ctx *c = arg;
+	char buf[320];
+
+	diag_msg(&c->s->events, "%s", diff_event_str(c->s->sn, c->cur, ev, buf, sizeof(buf)));
+}
+
+/* Name what changed since the last heavy sweep (nothing on the first: all of it is new). */
+static unsigned name_events(struct sweeper *s, const struct subnet *cur)
+{
+	struct event_ctx c = { s, cur };
+
+	diag_free(&s->events);
+	s->events = (struct diag){ .limit = SWEEP_MAX_EVENTS };
+	return s->sn ? diff_models(s->sn, cur, on_event, &c) : 0;
+}
+
 int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 {
 	struct disc_report drep = { .msgs.limit = DISC_MAX_MSGS };
@@ -178,6 +202,7 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 		disc_live_free(&live);
 		return r;
 	}
+	st->events = name_events(s, sn);
 	subnet_free(s->sn);
 	disc_live_free(&s->live);
 	s->sn = sn;

@@ -11,6 +11,8 @@
  *                 topo_line.c a line, topo_kw.c its keywords, topo_link.c links,
  *                 topo_priv.h what they share
  *   topo_stats.c  counts and checks over a model, for loom topo (topo_stats.h)
+ *   diff.c        what changed between two models: nodes gone or new, links
+ *                 down or up (loomd names each event)
  *   disc_live.c   what discovery read from the live fabric that the model does
  *                 not hold (paths, PortInfo as read), indexed like the model
  *                 (disc_live.h)
