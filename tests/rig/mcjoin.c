@@ -39,6 +39,13 @@ struct args {
 	uint32_t qkey;
 };
 
+/* Its own options; --ca, --port, --timeout and --help are sa_client_parse's. */
+static const struct option opts[] = {
+	{ "state", required_argument, NULL, 's' }, { "leave", no_argument, NULL, 'l' },
+	{ "create", no_argument, NULL, 'c' },	  { "pkey", required_argument, NULL, 'k' },
+	{ "qkey", required_argument, NULL, 'q' },  {}
+};
+
 static int parse_state(const char *s, uint8_t *st)
 {
 	if (!strcmp(s, "full"))
@@ -113,11 +120,6 @@ static int opt(int c, void *arg)
 	return 0;
 }
 
-static const struct option opts[] = {
-	{ "state", required_argument, NULL, 's' }, { "leave", no_argument, NULL, 'l' },
-	{ "create", no_argument, NULL, 'c' },	  { "pkey", required_argument, NULL, 'k' },
-	{ "qkey", required_argument, NULL, 'q' },  {}
-};
 static const struct sa_client_cli cli = { USAGE, opts, opt, 1 };
 
 int main(int argc, char **argv)

@@ -40,6 +40,13 @@ struct args {
 	unsigned n_src, n_dst;
 };
 
+/* Its own options; --ca, --port, --timeout and --help are sa_client_parse's. */
+static const struct option opts[] = {
+	{ "src", required_argument, NULL, 's' },
+	{ "dst", required_argument, NULL, 'd' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int parse_guids(const char *s, uint64_t *out, unsigned *n)
 {
 	char *end;
@@ -107,11 +114,6 @@ static int opt(int c, void *arg)
 	return r;
 }
 
-static const struct option opts[] = {
-	{ "src", required_argument, NULL, 's' },
-	{ "dst", required_argument, NULL, 'd' },
-	{ NULL, 0, NULL, 0 },
-};
 static const struct sa_client_cli cli = { USAGE, opts, opt, -1 };
 
 int main(int argc, char **argv)

@@ -41,6 +41,14 @@ struct args {
 	bool have_id, del;
 };
 
+/* Its own options; --ca, --port, --timeout and --help are sa_client_parse's. */
+static const struct option opts[] = {
+	{ "id", required_argument, NULL, 'i' },	  { "name", required_argument, NULL, 'n' },
+	{ "lease", required_argument, NULL, 'l' }, { "pkey", required_argument, NULL, 'k' },
+	{ "guid", required_argument, NULL, 'g' },  { "key", required_argument, NULL, 'K' },
+	{ "delete", no_argument, NULL, 'd' },	  {}
+};
+
 /* The Set or Delete: ServiceID, GID, lease, key and name given; the P_Key if asked. */
 static size_t build(const struct args *a, struct sa_client *c)
 {
@@ -81,12 +89,6 @@ static int opt(int c, void *arg)
 	return 0;
 }
 
-static const struct option opts[] = {
-	{ "id", required_argument, NULL, 'i' },	  { "name", required_argument, NULL, 'n' },
-	{ "lease", required_argument, NULL, 'l' }, { "pkey", required_argument, NULL, 'k' },
-	{ "guid", required_argument, NULL, 'g' },  { "key", required_argument, NULL, 'K' },
-	{ "delete", no_argument, NULL, 'd' },	  {}
-};
 static const struct sa_client_cli cli = { USAGE, opts, opt, 0 };
 
 int main(int argc, char **argv)

@@ -42,6 +42,13 @@ struct args {
 	bool no_wait, unsubscribe, issm;
 };
 
+/* Its own options; --ca, --port, --timeout and --help are sa_client_parse's. */
+static const struct option opts[] = {
+	{ "trap", required_argument, NULL, 'T' }, { "wait", required_argument, NULL, 'w' },
+	{ "no-wait", no_argument, NULL, 'n' },	  { "unsubscribe", no_argument, NULL, 'u' },
+	{ "issm", no_argument, NULL, 'S' },	  {}
+};
+
 /* The InformInfo Set: generic traps a->trap from any issuer, to our QP1. */
 static size_t build(const struct args *a, struct sa_client *c)
 {
@@ -139,11 +146,6 @@ static int opt(int c, void *arg)
 	return 0;
 }
 
-static const struct option opts[] = {
-	{ "trap", required_argument, NULL, 'T' }, { "wait", required_argument, NULL, 'w' },
-	{ "no-wait", no_argument, NULL, 'n' },	  { "unsubscribe", no_argument, NULL, 'u' },
-	{ "issm", no_argument, NULL, 'S' },	  {}
-};
 static const struct sa_client_cli cli = { USAGE, opts, opt, 0 };
 
 int main(int argc, char **argv)
