@@ -258,6 +258,22 @@ int route_out_finish(struct route_out *res, int r, struct route_out *out, struct
 	return 0;
 }
 
+uint32_t route_sw_peer(const struct subnet *sn, const struct route_out *out, uint32_t node,
+		       unsigned num, uint32_t *peer_port)
+{
+	uint32_t peer = sn->port[subnet_port_idx(sn, node, num)].peer;
+	uint32_t pnode;
+
+	if (peer == SUBNET_NONE)
+		return SUBNET_NONE;
+	pnode = sn->port[peer].node;
+	if (pnode == node || !subnet_is_switch(sn, pnode))
+		return SUBNET_NONE;
+	if (peer_port)
+		*peer_port = peer;
+	return out->sw_index[pnode];
+}
+
 void route_count_unattached(struct route_out *out, const struct route_dest *d, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {

@@ -202,6 +202,17 @@ int route_out_init(const struct subnet *sn, const struct route_opts *o, struct r
  */
 int route_out_finish(struct route_out *res, int r, struct route_out *out, struct route_why *why);
 
+/*
+ * The switch (numbered as in out) at the far end of port num of switch node,
+ * or SUBNET_NONE: the port is unlinked, linked to a CA or router, or cabled
+ * back to node itself (such a cable carries no route). When there is one and
+ * peer_port is not NULL, *peer_port gets the far port's index in the model.
+ * Every engine builds its switch graph from this, once per port: not for an
+ * inner loop.
+ */
+uint32_t route_sw_peer(const struct subnet *sn, const struct route_out *out, uint32_t node,
+		       unsigned num, uint32_t *peer_port);
+
 /* Count the destinations on no switch (unlinked, or CA to CA) in out->stats:
  * no switch reaches them (nothing to count without switches). */
 void route_count_unattached(struct route_out *out, const struct route_dest *d, uint32_t n);
