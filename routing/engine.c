@@ -147,7 +147,7 @@ static int lid_owners(const struct subnet *sn, const struct route_dest *d, uint3
 	return 0;
 }
 
-static int number_switches(const struct subnet *sn, struct route_out *out)
+int route_out_number(const struct subnet *sn, struct route_out *out)
 {
 	out->sw_index = malloc(((size_t)sn->n_nodes + 1) * sizeof(*out->sw_index));
 	out->sw_node = malloc(((size_t)sn->n_nodes + 1) * sizeof(*out->sw_node));
@@ -217,7 +217,7 @@ int route_out_init(const struct subnet *sn, const struct route_opts *o, struct r
 	r = lid_owners(sn, d, n, owner, why);
 	if (r < 0)
 		return r;
-	r = number_switches(sn, &res);
+	r = route_out_number(sn, &res);
 	if (r < 0)
 		return r;
 	res.max_lid = (uint16_t)max;

@@ -342,23 +342,6 @@ static int rd_pass(struct reader *rd, const char *buf, size_t len, FILE *f)
 	return 0;
 }
 
-/* Number the switches as route_out_init does: in node order. */
-static int out_number(const struct subnet *sn, struct route_out *out)
-{
-	out->sw_index = malloc(((size_t)sn->n_nodes + 1) * sizeof(*out->sw_index));
-	out->sw_node = malloc(((size_t)sn->n_nodes + 1) * sizeof(*out->sw_node));
-	if (!out->sw_index || !out->sw_node)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < sn->n_nodes; i++) {
-		out->sw_index[i] = SUBNET_NONE;
-		if (subnet_is_switch(sn, i)) {
-			out->sw_node[out->n_sw] = i;
-			out->sw_index[i] = out->n_sw++;
-		}
-	}
-	return 0;
-}
-
 /* Rows for LIDs 0..max, all ROUTE_DROP. */
 static int out_rows(struct route_out *out, uint32_t max)
 {
@@ -401,7 +384,7 @@ static int lft_text_read(const char *buf, size_t len, FILE *f, const char *name,
 	int r;
 
 	/* Switch numbering first; the rows once the first pass has sized them. */
-	r = out_number(sn, &res);
+	r = route_out_number(sn, &res);
 	if (r < 0)
 		return r;
 	seen = calloc((size_t)res.n_sw + 1, sizeof(*seen));

@@ -195,6 +195,14 @@ int route_out_init(const struct subnet *sn, const struct route_opts *o, struct r
 		   struct route_dest **dests, uint32_t *n_dests, struct route_why *why);
 
 /*
+ * Number the switches 0..n_sw-1 in node order: fill out->n_sw, sw_node and
+ * sw_index (SUBNET_NONE for the other nodes). route_out_init does it for the
+ * engines; a table read from text (lft_text_read.c) takes the same numbers.
+ * -ENOMEM, with whatever was allocated left in out for route_out_free.
+ */
+int route_out_number(const struct subnet *sn, struct route_out *out);
+
+/*
  * The end of an engine's route(), r being what its run returned: on success
  * (r >= 0) move *res into *out and return 0; on failure free *res, say so in
  * why for -ENOMEM (other errors have said their reason already) and return
