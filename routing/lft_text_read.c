@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lib/cleanup.h"
+#include "lib/strnum.h"
 #include "lft_text.h"
 
 /* A bit for every unicast LID: 6 KB. */
@@ -67,28 +68,16 @@ static bool cur_boundary(const struct lcur *c)
 	return c->p == c->end || *c->p == ' ' || *c->p == '\t';
 }
 
-static int hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /* 1..maxdig digits in base 16 or 10. */
 static bool cur_num(struct lcur *c, unsigned base, unsigned maxdig, uint64_t *v)
 {
-	unsigned n = 0;
-	int x;
+	unsigned n = 0, x;
 
 	*v = 0;
-	while (c->p < c->end && (x = hexval(*c->p)) >= 0 && x < (int)base) {
+	while (c->p < c->end && (x = strnum_digit(*c->p)) < base) {
 		if (++n > maxdig)
 			return false;
-		*v = *v * base + (unsigned)x;
+		*v = *v * base + x;
 		c->p++;
 	}
 	return n > 0;
