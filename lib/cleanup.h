@@ -12,7 +12,8 @@
  *   json.c     JSON string literals for --json outputs (json.h)
  *   log.c      loomd's log lines, with journald priorities under systemd (log.h)
  *   par.c      a parallel for-loop over worker threads (par.h)
- *   strnum.h   numbers in text: the value of a digit, for every reader of numbers
+ *   strnum.c   numbers in text: the value of a digit (for every reader of numbers), an
+ *              option's number in a range (strnum.h)
  *   strpool.c  strings stored once, named by 32-bit offsets (strpool.h)
  *
  * Nothing here prints on its own: log.c, diag_print() and json_str() write

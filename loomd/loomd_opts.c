@@ -13,6 +13,7 @@
 #include "config/config.h"
 #include "lib/cleanup.h"
 #include "lib/log.h"
+#include "lib/strnum.h"
 #include "routing/route.h"
 #include "loomd/loomd.h"
 
@@ -51,12 +52,9 @@ static void usage(FILE *f)
 
 static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, unsigned *out)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || v < lo || v > hi) {
+	if (strnum_u64(s, 0, lo, hi, &v) < 0) {
 		fprintf(stderr, "loomd: %s: '%s' is not a number in %u..%u\n", opt, s, lo, hi);
 		return -EINVAL;
 	}
