@@ -14,6 +14,8 @@
  *   parse_sm.c    the sm: section
  *   parse_part.c  the partitions: section
  *   parse_qos.c   the qos: section
+ *   names.c       the words for each enum below (engines, log levels, member
+ *                 groups, port classes), shared by the parsers and validate.c
  *   units.c       words and units people read <-> IBA values (mtu, rate, time, GUID)
  *   validate.c    checks across fields: P_Keys, names, VLs, engine options;
  *                 P_Key allocation and the implicit default partition
@@ -75,6 +77,9 @@ enum config_engine {
 	CONFIG_ENGINE_FILE,
 	_CONFIG_ENGINE_MAX
 };
+/* The words loom.yaml uses for them (names.c); the parsers, validate.c and
+ * print.c share these tables, and config_*_name() below reads them. */
+extern const char *const config_engine_names[_CONFIG_ENGINE_MAX];
 
 enum config_log_level {
 	CONFIG_LOG_ERROR,
@@ -83,6 +88,7 @@ enum config_log_level {
 	CONFIG_LOG_DEBUG,
 	_CONFIG_LOG_MAX
 };
+extern const char *const config_log_level_names[_CONFIG_LOG_MAX];
 
 struct config_root {
 	uint64_t guid; /* a switch's node GUID; existence checked against the fabric */
@@ -123,6 +129,7 @@ enum config_member_kind {
 	CONFIG_MEMBER_SELF, /* the SM's own port */
 	_CONFIG_MEMBER_MAX
 };
+extern const char *const config_member_kind_names[_CONFIG_MEMBER_MAX];
 
 struct config_member {
 	enum config_member_kind kind;
@@ -153,6 +160,7 @@ enum config_port_class {
 	CONFIG_CLASS_ROUTER,
 	_CONFIG_CLASS_MAX
 };
+extern const char *const config_class_names[_CONFIG_CLASS_MAX];
 
 struct config_vlarb {
 	uint8_t vl; /* 0-14, below the class's operational VLs */
@@ -226,6 +234,7 @@ const struct config_partition *config_default_partition(const struct config *c);
 
 /* ---- names and IBA encodings, for whoever applies or prints the config ---- */
 
+/* The word for a value of each enum (names.c), NULL if out of range. */
 const char *config_engine_name(enum config_engine e);
 const char *config_log_level_name(enum config_log_level l);
 const char *config_class_name(enum config_port_class k);

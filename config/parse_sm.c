@@ -8,29 +8,6 @@
 #include "lib/array.h"
 #include "lib/cleanup.h"
 
-static const char *const engine_names[_CONFIG_ENGINE_MAX] = {
-	[CONFIG_ENGINE_MINHOP] = "minhop", [CONFIG_ENGINE_UPDN] = "updn",
-	[CONFIG_ENGINE_FTREE] = "ftree",   [CONFIG_ENGINE_VLAYERED] = "vlayered",
-	[CONFIG_ENGINE_FILE] = "file",
-};
-
-static const char *const log_names[_CONFIG_LOG_MAX] = {
-	[CONFIG_LOG_ERROR] = "error",
-	[CONFIG_LOG_WARNING] = "warning",
-	[CONFIG_LOG_INFO] = "info",
-	[CONFIG_LOG_DEBUG] = "debug",
-};
-
-const char *config_engine_name(enum config_engine e)
-{
-	return (unsigned)e < _CONFIG_ENGINE_MAX ? engine_names[e] : NULL;
-}
-
-const char *config_log_level_name(enum config_log_level l)
-{
-	return (unsigned)l < _CONFIG_LOG_MAX ? log_names[l] : NULL;
-}
-
 static struct config_sm *sm_of(void *obj)
 {
 	return &((struct config *)obj)->sm;
@@ -43,7 +20,7 @@ static void r_engine(struct pctx *p, const struct ynode *v, void *obj)
 	unsigned e;
 
 	p->seen.engine = v;
-	if (parse_word(p, v, engine_names, _CONFIG_ENGINE_MAX, &e))
+	if (parse_word(p, v, config_engine_names, _CONFIG_ENGINE_MAX, &e))
 		sm_of(obj)->routing.engine = (enum config_engine)e;
 }
 
@@ -244,7 +221,7 @@ static void s_log_level(struct pctx *p, const struct ynode *v, void *obj)
 {
 	unsigned l;
 
-	if (parse_word(p, v, log_names, _CONFIG_LOG_MAX, &l))
+	if (parse_word(p, v, config_log_level_names, _CONFIG_LOG_MAX, &l))
 		sm_of(obj)->log_level = (enum config_log_level)l;
 }
 
