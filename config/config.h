@@ -78,7 +78,8 @@ enum config_engine {
 	_CONFIG_ENGINE_MAX
 };
 /* The words loom.yaml uses for them (names.c); the parsers, validate.c and
- * print.c share these tables, and config_*_name() below reads them. */
+ * print.c share these tables, and config_*_name() below reads them. This one
+ * is also the list of engine names routing/engine.c's registry follows. */
 extern const char *const config_engine_names[_CONFIG_ENGINE_MAX];
 
 enum config_log_level {

@@ -5,15 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "lib/cleanup.h"
 #include "route.h"
 
-static const struct route_engine *const engines[] = {
-	&route_minhop,
-	&route_updn,
-	&route_ftree,
-	&route_vlayered,
-	&route_file,
+/*
+ * Indexed by loom.yaml's enum config_engine, whose names (config/names.c)
+ * are the one list of engine names: config/ is below routing/ and must name
+ * the engines itself to check the keys only one engine takes (vls for
+ * vlayered, roots for updn and ftree, file for file), so the list lives
+ * there and this registry follows it. An engine config does not know does
+ * not fit here, one it knows and this lacks is a NULL, and each engine's
+ * .name is checked against config_engine_names (tests/unit/routing_test.c).
+ */
+static const struct route_engine *const engines[_CONFIG_ENGINE_MAX] = {
+	[CONFIG_ENGINE_MINHOP] = &route_minhop,
+	[CONFIG_ENGINE_UPDN] = &route_updn,
+	[CONFIG_ENGINE_FTREE] = &route_ftree,
+	[CONFIG_ENGINE_VLAYERED] = &route_vlayered,
+	[CONFIG_ENGINE_FILE] = &route_file,
 };
 
 const struct route_engine *route_engine_find(const char *name)
