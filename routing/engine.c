@@ -173,6 +173,16 @@ int route_out_number(const struct subnet *sn, struct route_out *out)
 	return 0;
 }
 
+int route_out_rows(struct route_out *out, uint32_t max)
+{
+	out->max_lid = (uint16_t)max;
+	out->lft = malloc((size_t)out->n_sw * (max + 1) + 1);
+	if (!out->lft)
+		return -ENOMEM;
+	memset(out->lft, ROUTE_DROP, (size_t)out->n_sw * (max + 1));
+	return 0;
+}
+
 /* The LID-bearing ports, checked, in port order (later sorted by LID). */
 static int collect_dests(const struct subnet *sn, const struct route_opts *o,
 			 struct route_dest **dests, uint32_t *n, uint32_t *max,
@@ -230,11 +240,9 @@ int route_out_init(const struct subnet *sn, const struct route_opts *o, struct r
 	r = route_out_number(sn, &res);
 	if (r < 0)
 		return r;
-	res.max_lid = (uint16_t)max;
-	res.lft = malloc((size_t)res.n_sw * (max + 1) + 1);
-	if (!res.lft)
-		return -ENOMEM;
-	memset(res.lft, ROUTE_DROP, (size_t)res.n_sw * (max + 1));
+	r = route_out_rows(&res, max);
+	if (r < 0)
+		return r;
 	/* Rebuild the list in LID order: the order engines assign routes in. */
 	for (uint32_t l = 1; l <= max; l++) {
 		if (owner[l] == SUBNET_NONE || sn->port[owner[l]].lid != l)

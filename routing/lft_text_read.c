@@ -331,17 +331,6 @@ static int rd_pass(struct reader *rd, const char *buf, size_t len, FILE *f)
 	return 0;
 }
 
-/* Rows for LIDs 0..max, all ROUTE_DROP. */
-static int out_rows(struct route_out *out, uint32_t max)
-{
-	out->max_lid = (uint16_t)max;
-	out->lft = malloc((size_t)out->n_sw * (max + 1) + 1);
-	if (!out->lft)
-		return -ENOMEM;
-	memset(out->lft, ROUTE_DROP, (size_t)out->n_sw * (max + 1));
-	return 0;
-}
-
 static uint32_t model_max_lid(const struct subnet *sn)
 {
 	uint32_t max = 0;
@@ -392,7 +381,7 @@ static int lft_text_read(const char *buf, size_t len, FILE *f, const char *name,
 	}
 	max = model_max_lid(sn);
 	max = rd.max_lid > max ? rd.max_lid : max;
-	r = out_rows(&res, max);
+	r = route_out_rows(&res, max);
 	if (r < 0)
 		return r;
 	memset(seen, 0, ((size_t)res.n_sw + 1) * sizeof(*seen));

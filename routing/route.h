@@ -201,6 +201,8 @@ int route_out_init(const struct subnet *sn, const struct route_opts *o, struct r
  * -ENOMEM, with whatever was allocated left in out for route_out_free.
  */
 int route_out_number(const struct subnet *sn, struct route_out *out);
+/* The LFT rows of a numbered out for LIDs 0..max, every entry ROUTE_DROP. -ENOMEM. */
+int route_out_rows(struct route_out *out, uint32_t max);
 
 /*
  * The end of an engine's route(), r being what its run returned: on success
