@@ -96,11 +96,21 @@ struct config_root {
 	struct config_mark at;
 };
 
+#define CONFIG_ENGINES_MAX 8
+#define CONFIG_ENGINE_AUTO _CONFIG_ENGINE_MAX /* "auto" in sm.routing.engine */
+
 struct config_sm {
 	uint8_t priority; /* SMInfo:Priority 0-15 */
 	uint64_t sweep_us; /* light sweep period; 0: no timed sweeps */
 	struct {
-		enum config_engine engine;
+		/*
+		 * The engines to try, in order: enum config_engine values, or
+		 * CONFIG_ENGINE_AUTO for "auto" (ftree, vlayered, updn). Unless
+		 * no_fallback (fallback: none), auto's engines follow the list.
+		 */
+		uint8_t engine[CONFIG_ENGINES_MAX];
+		uint8_t n_engines;
+		bool no_fallback;
 		uint8_t lmc; /* 0-7 */
 		uint8_t vls; /* VL budget of CONFIG_ENGINE_VLAYERED, 1-8 */
 		struct config_root *root; /* CONFIG_ENGINE_UPDN and _FTREE only */
@@ -237,6 +247,10 @@ const struct config_partition *config_default_partition(const struct config *c);
 
 /* The word for a value of each enum (names.c), NULL if out of range. */
 const char *config_engine_name(enum config_engine e);
+/* sm.routing.engine as --routing takes it: "ftree,vlayered", "auto". */
+const char *config_engines_str(const struct config_sm *sm, char *buf, size_t len);
+/* Does the list name engine e, itself or through "auto"? */
+bool config_engines_has(const struct config_sm *sm, enum config_engine e);
 const char *config_log_level_name(enum config_log_level l);
 const char *config_class_name(enum config_port_class k);
 const char *config_member_kind_name(enum config_member_kind k);

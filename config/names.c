@@ -5,6 +5,8 @@
  * with them (config_*_name). Here rather than in parse_sm.c, parse_part.c and
  * parse_qos.c, so that validate.c and print.c need no section's parser for them.
  */
+#include <stdio.h>
+
 #include "config/config.h"
 
 const char *const config_engine_names[_CONFIG_ENGINE_MAX] = {
@@ -35,6 +37,34 @@ const char *const config_class_names[_CONFIG_CLASS_MAX] = {
 	[CONFIG_CLASS_SWITCH_PORT0] = "switch-port0",
 	[CONFIG_CLASS_ROUTER] = "router",
 };
+
+const char *config_engines_str(const struct config_sm *sm, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (unsigned i = 0; i < sm->routing.n_engines && off < len; i++) {
+		uint8_t e = sm->routing.engine[i];
+
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? "," : "",
+					e == CONFIG_ENGINE_AUTO ? "auto" :
+					config_engine_name((enum config_engine)e));
+	}
+	return buf;
+}
+
+bool config_engines_has(const struct config_sm *sm, enum config_engine e)
+{
+	for (unsigned i = 0; i < sm->routing.n_engines; i++) {
+		uint8_t x = sm->routing.engine[i];
+
+		if (x == e || (x == CONFIG_ENGINE_AUTO && (e == CONFIG_ENGINE_FTREE ||
+							   e == CONFIG_ENGINE_VLAYERED ||
+							   e == CONFIG_ENGINE_UPDN)))
+			return true;
+	}
+	return false;
+}
 
 const char *config_engine_name(enum config_engine e)
 {

@@ -44,6 +44,7 @@ struct loomd_opts {
 	const char *ca, *state_dir;
 	const char *engine; /* engines to try in order, "ftree,vlayered" or "auto" */
 	bool no_fallback;   /* --fallback none: only those; else auto's engines after them */
+	char engine_buf[128]; /* engine from the configuration, which SIGHUP may free */
 	unsigned port;
 	unsigned lmc;
 	uint64_t roots[256]; /* --root, or the configuration's sm.routing.roots */

@@ -190,7 +190,9 @@ int loomd_apply_config(struct loomd_opts *o, struct config **keep)
 	}
 	sm = &c->sm;
 	if (!(o->set & SET_ENGINE))
-		o->engine = config_engine_name(sm->routing.engine);
+		o->engine = config_engines_str(sm, o->engine_buf, sizeof(o->engine_buf));
+	if (!(o->set & SET_FALLBACK))
+		o->no_fallback = sm->routing.no_fallback;
 	if (!(o->set & SET_LMC))
 		o->lmc = sm->routing.lmc;
 	if (!(o->set & SET_ROOTS))

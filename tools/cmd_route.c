@@ -31,12 +31,17 @@
 #include "tools/check_print.h"
 #include "tools/loom.h"
 
+/* Options given on the command line win over --config's sm.routing. */
+enum { ARG_ENGINE = 1, ARG_FALLBACK = 2, ARG_LMC = 4, ARG_VLS = 8, ARG_ROOTS = 16, ARG_LFTS = 32 };
+
 struct route_args {
 	const char *engine, *guid2lid, *topo, *config, *lfts;
 	unsigned lmc, threads, vls;
 	bool json, check, canon, pkeys, qos, sl, no_fallback;
 	uint64_t roots[256]; /* --root: updn's root switches */
 	uint32_t n_roots;
+	unsigned set;         /* ARG_*: what the command line gave */
+	char engine_buf[128]; /* the configuration's engines, as --engine takes them */
 };
 
 static void route_usage(FILE *f)
@@ -111,7 +116,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'e': a->engine = optarg; break;
+		case 'e': a->engine = optarg; a->set |= ARG_ENGINE; break;
 		case 'g': a->guid2lid = optarg; break;
 		case 'j': a->json = true; break;
 		case 'c': a->check = true; break;
@@ -120,13 +125,14 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		case 'p': a->pkeys = true; break;
 		case 'q': a->qos = true; break;
 		case 'S': a->sl = true; break;
-		case 'L': a->lfts = optarg; break;
+		case 'L': a->lfts = optarg; a->set |= ARG_LFTS; break;
 		case 'F':
 			if (strcmp(optarg, "auto") && strcmp(optarg, "none")) {
 				fprintf(stderr, "loom route: --fallback '%s': want auto or none\n", optarg);
 				return 1;
 			}
 			a->no_fallback = !strcmp(optarg, "none");
+			a->set |= ARG_FALLBACK;
 			break;
 		case 't':
 			errno = 0;
@@ -146,6 +152,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 				return 1;
 			}
 			a->n_roots++;
+			a->set |= ARG_ROOTS;
 			break;
 		case 'l':
 			errno = 0;
@@ -155,6 +162,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 					ROUTE_LMC_MAX);
 				return 1;
 			}
+			a->set |= ARG_LMC;
 			break;
 		case 'v':
 			errno = 0;
@@ -163,6 +171,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 				fprintf(stderr, "loom route: --vls '%s': want 1-8\n", optarg);
 				return 1;
 			}
+			a->set |= ARG_VLS;
 			break;
 		case 'h': route_usage(stdout); return 0;
 		default: route_usage(stderr); return 1;
@@ -206,6 +215,26 @@ static void progress_cb(void *ctx, const char *what, uint64_t done, uint64_t tot
 	fprintf(stderr, "%sloom route: %s: %" PRIu64 "/%" PRIu64 " (%.0f%%), %.1f s%s",
 		p->tty ? "\r" : "", what, done, total, total ? 100.0 * (double)done / (double)total : 0.0,
 		t - p->t0, p->tty ? "   " : "\n");
+}
+
+/* --config's sm.routing, under what the command line gave, as loomd takes it. */
+static void config_routing(struct route_args *a, const struct config *c)
+{
+	const struct config_sm *sm = &c->sm;
+
+	if (!(a->set & ARG_ENGINE))
+		a->engine = config_engines_str(sm, a->engine_buf, sizeof(a->engine_buf));
+	if (!(a->set & ARG_FALLBACK))
+		a->no_fallback = sm->routing.no_fallback;
+	if (!(a->set & ARG_LMC))
+		a->lmc = sm->routing.lmc;
+	if (!(a->set & ARG_VLS))
+		a->vls = sm->routing.vls;
+	if (!(a->set & ARG_LFTS) && sm->routing.file)
+		a->lfts = sm->routing.file;
+	if (!(a->set & ARG_ROOTS))
+		for (uint32_t i = 0; i < sm->routing.n_roots && a->n_roots < ARRAY_SIZE(a->roots); i++)
+			a->roots[a->n_roots++] = sm->routing.root[i].guid;
 }
 
 /* Model, configuration and LID map: 0, or the exit status (messages printed). */
@@ -432,6 +461,11 @@ int cmd_route(int argc, char **argv)
 	r = prepare(&a, &sn, &c, &m);
 	if (r)
 		return r;
+	if (c) {
+		config_routing(&a, c);
+		if (route_chain_parse(a.engine, !a.no_fallback, &engines, bad, sizeof(bad)) < 0)
+			return 2; /* the configuration's names were checked when it was read */
+	}
 	t0 = now_s();
 	prog = (struct progress){ .t0 = t0, .tty = isatty(STDERR_FILENO) };
 	r = plan(&a, &engines, sn, c, m, &prog, &p);

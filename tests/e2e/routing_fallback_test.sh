@@ -81,6 +81,13 @@ done
 tap_is "loom route --engine ftree on a torus: exit 0 (vlayered routes it)" "$?" 0
 tap_check "... and says ftree refused it and vlayered routed it" \
 	grep -q 'refused by ftree: not a fat tree: .*; routed with vlayered' "$tmp/dry.err"
+"$LOOM" route --config "$yaml" "$topos/torus2d-4x4.topo" >/dev/null 2>"$tmp/conf.err"
+tap_is "loom route --config contrib/loom.yaml on a torus: exit 0" "$?" 0
+tap_check "... the file's engine (ftree) refused it, vlayered routed it" \
+	grep -q 'refused by ftree: not a fat tree: .*; routed with vlayered' "$tmp/conf.err"
+printf 'sm:\n  routing:\n    engine: ftree\n    fallback: none\n' >"$tmp/strict.yaml"
+"$LOOM" route --config "$tmp/strict.yaml" "$topos/torus2d-4x4.topo" >/dev/null 2>"$tmp/strict.err"
+tap_is "loom.yaml fallback: none: the torus is refused (exit 2)" "$?" 2
 "$LOOM" route --engine nosuch,ftree "$topos/ft2-k8.topo" >/dev/null 2>"$tmp/bad.err"
 tap_is "an unknown engine in the list: exit 1" "$?" 1
 tap_check "... naming it" grep -q "'nosuch': no such engine" "$tmp/bad.err"
