@@ -317,7 +317,7 @@ static bool want_port(struct prog *g, uint32_t pi, struct smp_port_set *s)
 			s->op_vls = qos_port_op_vls(&v, pi, min_u8(lp->pi.vl_cap, peer->pi.vl_cap));
 		}
 	}
-	if (g->o->qos) {
+	if (g->o->qos && g->o->qos_knobs) {
 		const struct config_qos_class *q = &g->o->qos->qos[prog_port_class_of(g, pi)];
 
 		s->knobs = (uint8_t)((SMP_KNOB_VL_HIGH | SMP_KNOB_HOQ | SMP_KNOB_STALL) &

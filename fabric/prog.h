@@ -48,6 +48,12 @@ struct prog_opts {
 	uint64_t subnet_prefix; /* GID prefix for every port */
 	const struct pkey_plan *pkeys; /* P_Key tables to hold; NULL: leave them as they are */
 	const struct config *qos;      /* QoS classes to program; NULL: leave VL settings */
+	/*
+	 * The classes' VLHighLimit, HOQLife and VLStallCount too: true for
+	 * loom.yaml's classes, false for the defaults that only carry a routing
+	 * engine's SL-to-VL map (without a file, the ports keep their own).
+	 */
+	bool qos_knobs;
 	struct mcast *mcast;           /* groups whose MFTs to program (prog_mft.c); NULL: none */
 };
 

@@ -124,7 +124,8 @@ static int program(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 				.subnet_prefix = s->o.subnet_prefix ? s->o.subnet_prefix :
 						 sn->subnet_prefix,
 				.pkeys = plan->have_pkeys ? &plan->pkeys : NULL,
-				.qos = plan->qos, .mcast = s->mcast };
+				.qos = plan->qos, .qos_knobs = plan->qos && plan->qos == plan->config,
+				.mcast = s->mcast };
 	int r;
 
 	if (!po.subnet_prefix)
