@@ -24,7 +24,7 @@ void config_defaults_fill(struct config *c)
 {
 	c->sm = (struct config_sm){
 		.sweep_us = 10000000,
-		.routing = { .engine = { CONFIG_ENGINE_MINHOP }, .n_engines = 1, .vls = 8 },
+		.routing = { .engine = { CONFIG_ENGINE_AUTO }, .n_engines = 1, .vls = 8 },
 		.mad = { .window = 16, .timeout_us = 200000, .retries = 3 },
 		.subnet_prefix = CONFIG_SUBNET_PREFIX_DEFAULT,
 		/* OpenSM's default SM_Key, so that the two can hand over to each other. */

@@ -59,7 +59,7 @@ static void r_engine(struct pctx *p, const struct ynode *v, void *obj)
 		}
 	}
 	if (!sm->routing.n_engines) { /* an error was said: keep a list to print */
-		sm->routing.engine[0] = CONFIG_ENGINE_MINHOP;
+		sm->routing.engine[0] = CONFIG_ENGINE_AUTO;
 		sm->routing.n_engines = 1;
 	}
 }

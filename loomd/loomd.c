@@ -484,7 +484,7 @@ static int setup(struct loomd *d)
 
 int main(int argc, char **argv)
 {
-	struct loomd d = { .o = { .state_dir = DEFAULT_STATE_DIR, .engine = "minhop",
+	struct loomd d = { .o = { .state_dir = DEFAULT_STATE_DIR, .engine = "auto",
 				  .txn = TXN_OPTS_DEFAULT } };
 	enum log_level lvl = LOG_LVL_INFO;
 	int rc;

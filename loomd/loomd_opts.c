@@ -32,7 +32,7 @@ static void usage(FILE *f)
 		"  --ca NAME            the CA to run on (default: the first)\n"
 		"  --port N             its port (default: the first usable)\n"
 		"  --routing E[,E...]   routing engines tried in order until one routes the fabric;\n"
-		"                       'auto' is ftree, vlayered, updn (default minhop; see\n"
+		"                       'auto' (the default) is ftree, vlayered, updn (see\n"
 		"                       'loom route --help')\n"
 		"  --fallback auto|none after those engines, try auto's (default auto); none:\n"
 		"                       a fabric they refuse stays unrouted\n"

@@ -60,8 +60,8 @@ static void route_usage(FILE *f)
 		"dump_lfts prints it, so it can be diffed against the live fabric. A summary\n"
 		"goes to stderr.\n\n"
 		"  --engine E,...   routing engines tried in order until one routes the fabric,\n"
-		"                   as loomd tries them (default minhop); auto is ftree,\n"
-		"                   vlayered, updn. Engines:");
+		"                   as loomd tries them (default auto: ftree, vlayered,\n"
+		"                   updn). Engines:");
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, " %s", e[i]->name);
 	fprintf(f,
@@ -439,7 +439,7 @@ int cmd_route(int argc, char **argv)
 	_cleanup_(config_freep) struct config *c = NULL;
 	_cleanup_(lid_map_freep) struct lid_map *m = NULL;
 	_cleanup_(plan_free) struct plan p = { 0 };
-	struct route_args a = { .engine = "minhop" };
+	struct route_args a = { .engine = "auto" };
 	struct route_chain engines;
 	char bad[64], refused[1024];
 	struct check_report rep;
