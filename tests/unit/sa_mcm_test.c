@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * MCMemberRecord (sa/sa_rec_mcm.c) on the star fabric (sa_fixture.h), as
- * OpenSM's osmtest -f m checks it: malformed MGIDs and rate or MTU codes
- * refused, who may create a group, and partial leaves.
+ * MCMemberRecord (sa/sa_rec_mcm.c) on the star fabric (sa_fixture.h:
+ * sa_fix_mcm), one test a rule of IBA 15.2.5.17 as OpenSM's osmtest -f m
+ * checks them: which MGIDs and rate or MTU codes are refused, who may
+ * create a group and what keeps it, leaves, the PortGID's subnet, what a
+ * join to an existing group must match, selectors, and what lists show to
+ * requesters without the SM_Key.
  */
 #include <endian.h>
 #include <errno.h>
@@ -18,111 +21,157 @@
 
 #include "tests/unit/sa_fixture.h"
 
-/* An MCMemberRecord Set or Delete from h1 (LID 2): MGID, h1's PortGID, JoinState, and the create components. */
-static void mcm_req(uint8_t mad[MAD_SIZE], uint8_t method, const uint8_t mgid[16], uint8_t js)
-{
-	ib_member_rec_t *r = (ib_member_rec_t *)(mad + SA_HDR_SIZE);
+/* IBA 15.2.5.17 component-mask bits, host order. */
+enum {
+	M_MGID = 1 << 0, M_PORT_GID = 1 << 1, M_QKEY = 1 << 2, M_MLID = 1 << 3,
+	M_MTU_SEL = 1 << 4, M_MTU = 1 << 5, M_TCLASS = 1 << 6, M_PKEY = 1 << 7,
+	M_RATE_SEL = 1 << 8, M_RATE = 1 << 9, M_LIFE_SEL = 1 << 10, M_LIFE = 1 << 11,
+	M_SL = 1 << 12, M_FLOW = 1 << 13, M_HOP = 1 << 14, M_SCOPE = 1 << 15, M_JOIN = 1 << 16,
+};
+/* What a create needs (IBA 15.2.5.17.1, o15-0.1.4), JoinState included. */
+#define M_CREATE (M_MGID | M_PORT_GID | M_QKEY | M_TCLASS | M_PKEY | M_SL | M_FLOW | M_JOIN)
 
-	/* MGID, PortGID, Q_Key, TClass, P_Key, SL, FlowLabel, JoinState */
-	sa_fix_req(mad, method, 0x38, 1 | 2 | 4 | 1 << 6 | 1 << 7 | 1 << 12 | 1 << 13 | 1 << 16);
+/* Selectors (IBA 15.2.5.17, as PathRecord's): in the top two bits of MTU, rate, lifetime. */
+enum { SEL_GT = 0, SEL_LT = 1, SEL_EQ = 2, SEL_BEST = 3 };
+
+/* The star's hosts: h1 (LID 2, PortGUID 0x201) and h2 (LID 3, 0x301). */
+#define H1 0x201
+#define H2 0x301
+static uint16_t lid_of(uint64_t guid)
+{
+	return guid == H1 ? 2 : 3;
+}
+
+static const uint8_t mgid_a[16] = { 0xff, 0x12, 0xa0, 0x1c, [15] = 1 };
+
+/*
+ * An MCMemberRecord request from port guid about mgid with JoinState js,
+ * the create components (Q_Key 0x11, the default P_Key, SL, FlowLabel,
+ * TClass 0) in the mask, and mask more.
+ */
+static ib_member_rec_t *mcm_req(uint8_t mad[MAD_SIZE], uint8_t method, const uint8_t mgid[16],
+				uint64_t guid, uint8_t js, uint64_t more)
+{
+	ib_member_rec_t *r = sa_fix_req(mad, method, 0x38, M_CREATE | more);
+
 	memcpy(r->mgid.raw, mgid, 16);
-	r->port_gid.unicast.prefix = htobe64(0xfe80000000000000ULL);
-	r->port_gid.unicast.interface_id = htobe64(0x201);
+	r->port_gid.unicast.prefix = htobe64(SFX_PREFIX);
+	r->port_gid.unicast.interface_id = htobe64(guid);
 	r->qkey = htobe32(0x11);
 	r->pkey = htobe16(0xffff);
 	r->scope_state = (uint8_t)(0x20 | js);
+	return r;
 }
 
-/*
- * MCMemberRecord as OpenSM's osmtest -f m checks it: malformed MGIDs and
- * rate/MTU codes refused (o15-0.1.6, o15-0.1.8), a send-only full member
- * creates (o15-0.1.9), a partial leave must name only bits the port holds
- * and is answered with what it keeps (o15-0.1.14).
- */
-static void test_mcm_rules(void **state)
+/* Send the request from port guid: its status; the answer's record in *out if out. */
+static uint16_t mcm_ask(const struct sa_fab *f, const uint8_t *mad, uint64_t guid,
+			ib_member_rec_t *out)
+{
+	struct sa_ans a = sa_fix_ask(&f->src, mad, MAD_SIZE, lid_of(guid), 0);
+	uint16_t st = a.status;
+
+	assert_int_equal(a.r, 0);
+	if (out && !st)
+		memcpy(out, sa_fix_rec(&a, sizeof(*out), 0), sizeof(*out));
+	free(a.out);
+	return st;
+}
+
+/* Port guid joins mgid (creating it if new) with JoinState js: must succeed. */
+static void mcm_join(struct sa_fab *f, const uint8_t mgid[16], uint64_t guid, uint8_t js)
+{
+	uint8_t mad[MAD_SIZE];
+
+	mcm_req(mad, IB_MAD_METHOD_SET, mgid, guid, js, 0);
+	assert_int_equal(mcm_ask(f, mad, guid, NULL), SA_ST_OK);
+}
+
+/* The member record of guid in mgid's group, or NULL. */
+static const struct mcast_member *mcm_member(const struct sa_fab *f, const uint8_t mgid[16],
+					     uint64_t guid)
+{
+	const struct mcast_group *g = mcast_find(f->mc, mgid);
+
+	return g ? mcast_member(g, guid) : NULL;
+}
+
+/* o15-0.1.6: a new group's MGID starts 0xff, no reserved flag, no SA signature link-local. */
+static void test_mcm_malformed_mgid_refused(void **state)
 {
 	struct sa_fab *f = *state;
-	struct sa_src s = f->src;
-	struct mcast *mc = NULL;
-	uint8_t mad[MAD_SIZE], mgid[16] = { 0xff, 0x12, 0xa0, 0x1c, [15] = 1 };
-	ib_member_rec_t *r = (ib_member_rec_t *)(mad + SA_HDR_SIZE);
-	ib_port_info_t pi;
-	struct sa_ans a;
+	static const uint8_t bad[][4] = { { 0xfa, 0x12, 0xa0, 0x1c },
+					  { 0xff, 0x32, 0xa0, 0x1c },
+					  { 0xff, 0x12, 0xa0, 0x1b } };
+	uint8_t mad[MAD_SIZE];
 
-	/* h1's and h2's links: 4x, 2048-byte MTU, so that a group fits them. */
-	for (uint32_t n = f->h1; n <= f->h2; n++) {
-		uint32_t p = subnet_port_idx(f->sn, n, 1);
+	for (unsigned i = 0; i < 3; i++) {
+		uint8_t m[16] = { [15] = 7 };
 
-		memcpy(&pi, f->live.port[p].raw, sizeof(pi));
-		pi.mtu_cap = 4;
-		ib_port_info_set_neighbor_mtu(&pi, 4);
-		pi.link_width_active = IB_LINK_WIDTH_ACTIVE_4X;
-		pi.link_speed = (uint8_t)(1 << IB_PORT_LINK_SPEED_SHIFT | 1);
-		memcpy(f->live.port[p].raw, &pi, sizeof(pi));
+		memcpy(m, bad[i], 4);
+		mcm_req(mad, IB_MAD_METHOD_SET, m, H1, MCAST_FULL, 0);
+		assert_int_equal(mcm_ask(f, mad, H1, NULL), SA_ST_REQ_INVALID);
 	}
-	assert_int_equal(mcast_new(&mc), 0);
-	s.mcast = mc;
-	/* Malformed MGIDs: not 0xff; a reserved flag; SA-style signature, link-local scope. */
-	{
-		static const uint8_t bad[][4] = { { 0xfa, 0x12, 0xa0, 0x1c },
-						  { 0xff, 0x32, 0xa0, 0x1c },
-						  { 0xff, 0x12, 0xa0, 0x1b } };
+	assert_int_equal(f->mc->n, 0);
+	mcm_join(f, mgid_a, H1, MCAST_FULL); /* and a well-formed one is taken */
+	assert_int_equal(f->mc->n, 1);
+}
 
-		for (unsigned i = 0; i < 3; i++) {
-			uint8_t m[16] = { [15] = 7 };
+/* o15-0.1.8: a rate or MTU code that does not exist, given with its selector. */
+static void test_mcm_bad_rate_mtu_code_refused(void **state)
+{
+	struct sa_fab *f = *state;
+	uint8_t mad[MAD_SIZE];
+	ib_member_rec_t *r;
 
-			memcpy(m, bad[i], 4);
-			mcm_req(mad, IB_MAD_METHOD_SET, m, MCAST_FULL);
-			a = sa_fix_ask(&s, mad, sizeof(mad), 2, 0);
-			assert_int_equal(a.status, SA_ST_REQ_INVALID);
-			free(a.out);
-		}
-	}
-	/* A rate or MTU code that does not exist, with its selector. */
-	mcm_req(mad, IB_MAD_METHOD_SET, mgid, MCAST_FULL);
-	((ib_sa_mad_t *)mad)->comp_mask |= htobe64(1 << 8 | 1 << 9);
-	r->rate = 2 << 6 | 0x3f;
-	a = sa_fix_ask(&s, mad, sizeof(mad), 2, 0);
-	assert_int_equal(a.status, SA_ST_REQ_INVALID);
-	free(a.out);
-	mcm_req(mad, IB_MAD_METHOD_SET, mgid, MCAST_FULL);
-	((ib_sa_mad_t *)mad)->comp_mask |= htobe64(1 << 4 | 1 << 5);
-	r->mtu = 2 << 6 | 7;
-	a = sa_fix_ask(&s, mad, sizeof(mad), 2, 0);
-	assert_int_equal(a.status, SA_ST_REQ_INVALID);
-	free(a.out);
-	/* A send-only full member creates; a non-member does not. */
-	mcm_req(mad, IB_MAD_METHOD_SET, mgid, MCAST_NON);
-	a = sa_fix_ask(&s, mad, sizeof(mad), 2, 0);
-	assert_int_equal(a.status, SA_ST_REQ_INVALID);
-	free(a.out);
-	mcm_req(mad, IB_MAD_METHOD_SET, mgid, MCAST_SENDONLY_FULL);
-	a = sa_fix_ask(&s, mad, sizeof(mad), 2, 0);
-	assert_int_equal(a.status, 0);
-	free(a.out);
-	assert_int_equal(mc->n, 1);
-	/* Full and non-member; then leave 0x6 (0x4 not held): refused; leave 0x2: keeps 0x1. */
-	mcm_req(mad, IB_MAD_METHOD_SET, mgid, MCAST_FULL | MCAST_NON);
-	a = sa_fix_ask(&s, mad, sizeof(mad), 2, 0);
-	assert_int_equal(a.status, 0);
-	free(a.out);
-	mcm_req(mad, IB_MAD_METHOD_DELETE, mgid, MCAST_NON | MCAST_SENDONLY);
-	a = sa_fix_ask(&s, mad, sizeof(mad), 2, 0);
-	assert_int_equal(a.status, SA_ST_REQ_INVALID);
-	free(a.out);
-	mcm_req(mad, IB_MAD_METHOD_DELETE, mgid, MCAST_NON);
-	a = sa_fix_ask(&s, mad, sizeof(mad), 2, 0);
-	assert_int_equal(a.status, 0);
-	assert_int_equal(((const ib_member_rec_t *)(a.out + SA_HDR_SIZE))->scope_state & 0xf,
-			 MCAST_FULL | MCAST_SENDONLY_FULL);
-	free(a.out);
-	mcast_free(mc);
+	r = mcm_req(mad, IB_MAD_METHOD_SET, mgid_a, H1, MCAST_FULL, M_RATE_SEL | M_RATE);
+	r->rate = SEL_EQ << 6 | 0x3f;
+	assert_int_equal(mcm_ask(f, mad, H1, NULL), SA_ST_REQ_INVALID);
+	r = mcm_req(mad, IB_MAD_METHOD_SET, mgid_a, H1, MCAST_FULL, M_MTU_SEL | M_MTU);
+	r->mtu = SEL_EQ << 6 | 7;
+	assert_int_equal(mcm_ask(f, mad, H1, NULL), SA_ST_REQ_INVALID);
+	assert_int_equal(f->mc->n, 0);
+}
+
+/* o15-0.1.9: a full or send-only full member creates a group; a non-member does not. */
+static void test_mcm_only_full_member_creates(void **state)
+{
+	struct sa_fab *f = *state;
+	uint8_t mad[MAD_SIZE];
+
+	mcm_req(mad, IB_MAD_METHOD_SET, mgid_a, H1, MCAST_NON, 0);
+	assert_int_equal(mcm_ask(f, mad, H1, NULL), SA_ST_REQ_INVALID);
+	mcm_req(mad, IB_MAD_METHOD_SET, mgid_a, H1, MCAST_SENDONLY, 0);
+	assert_int_equal(mcm_ask(f, mad, H1, NULL), SA_ST_REQ_INVALID);
+	assert_int_equal(f->mc->n, 0);
+	mcm_join(f, mgid_a, H1, MCAST_SENDONLY_FULL);
+	assert_int_equal(f->mc->n, 1);
+}
+
+/* o15-0.1.14: a leave names only bits the port holds, and is answered with what it keeps. */
+static void test_mcm_partial_leave_keeps_rest(void **state)
+{
+	struct sa_fab *f = *state;
+	uint8_t mad[MAD_SIZE];
+	ib_member_rec_t r;
+
+	mcm_join(f, mgid_a, H1, MCAST_FULL | MCAST_NON);
+	mcm_req(mad, IB_MAD_METHOD_DELETE, mgid_a, H1, MCAST_NON | MCAST_SENDONLY, 0);
+	assert_int_equal(mcm_ask(f, mad, H1, NULL), SA_ST_REQ_INVALID);
+	mcm_req(mad, IB_MAD_METHOD_DELETE, mgid_a, H1, MCAST_NON, 0);
+	assert_int_equal(mcm_ask(f, mad, H1, &r), SA_ST_OK);
+	assert_int_equal(r.scope_state & 0xf, MCAST_FULL);
+	assert_int_equal(mcm_member(f, mgid_a, H1)->state, MCAST_FULL);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_mcm_rules, sa_fix_star, sa_fix_teardown),
+#define T(fn) cmocka_unit_test_setup_teardown(fn, sa_fix_mcm, sa_fix_teardown)
+		T(test_mcm_malformed_mgid_refused),
+		T(test_mcm_bad_rate_mtu_code_refused),
+		T(test_mcm_only_full_member_creates),
+		T(test_mcm_partial_leave_keeps_rest),
+#undef T
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
