@@ -163,6 +163,38 @@ static void test_mcm_partial_leave_keeps_rest(void **state)
 	assert_int_equal(mcm_member(f, mgid_a, H1)->state, MCAST_FULL);
 }
 
+/*
+ * IBA 15.2.5.17.1: a group lives while it has a full member, and a
+ * send-only full member is one: it keeps the group when every other
+ * member leaves, whether it created the group or joined it later.
+ */
+static void test_mcm_sendonly_full_keeps_group(void **state)
+{
+	struct sa_fab *f = *state;
+	static const uint8_t mgid_b[16] = { 0xff, 0x12, 0xa0, 0x1c, [15] = 2 };
+	uint8_t mad[MAD_SIZE];
+
+	/* h1 creates as a send-only full member; h2 joins and leaves as a non-member. */
+	mcm_join(f, mgid_a, H1, MCAST_SENDONLY_FULL);
+	mcm_join(f, mgid_a, H2, MCAST_NON);
+	mcm_req(mad, IB_MAD_METHOD_DELETE, mgid_a, H2, MCAST_NON, 0);
+	assert_int_equal(mcm_ask(f, mad, H2, NULL), SA_ST_OK);
+	assert_non_null(mcm_member(f, mgid_a, H1));
+	assert_int_equal(mcm_member(f, mgid_a, H1)->state, MCAST_SENDONLY_FULL);
+	/* h1 creates as a full member, h2 joins send-only full, h1 leaves. */
+	mcm_join(f, mgid_b, H1, MCAST_FULL);
+	mcm_join(f, mgid_b, H2, MCAST_SENDONLY_FULL);
+	mcm_req(mad, IB_MAD_METHOD_DELETE, mgid_b, H1, MCAST_FULL, 0);
+	assert_int_equal(mcm_ask(f, mad, H1, NULL), SA_ST_OK);
+	assert_non_null(mcm_member(f, mgid_b, H2));
+	assert_null(mcm_member(f, mgid_b, H1));
+	/* The last one leaves: the group goes. */
+	mcm_req(mad, IB_MAD_METHOD_DELETE, mgid_b, H2, MCAST_SENDONLY_FULL, 0);
+	assert_int_equal(mcm_ask(f, mad, H2, NULL), SA_ST_OK);
+	assert_null(mcast_find(f->mc, mgid_b));
+	assert_int_equal(f->mc->n, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +203,7 @@ int main(void)
 		T(test_mcm_bad_rate_mtu_code_refused),
 		T(test_mcm_only_full_member_creates),
 		T(test_mcm_partial_leave_keeps_rest),
+		T(test_mcm_sendonly_full_keeps_group),
 #undef T
 	};
 
