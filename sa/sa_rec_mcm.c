@@ -15,8 +15,9 @@
  *    with a well-formed MGID (o15-0.1.6: 0xff, no reserved flag, no
  *    SA-style signature with link-local scope);
  *  - a rate or MTU given with its selector is a real code (o15-0.1.8);
- *  - a leave names only JoinState bits the port holds and is answered
- *    with what it keeps (o15-0.1.14).
+ *  - a leave gives MGID, PortGID and JoinState (else "insufficient
+ *    components"), names only JoinState bits the port holds and is
+ *    answered with what it keeps (o15-0.1.14).
  * OpenSM's osmtest -f m passes against these rules (tests/e2e/osmtest_test.sh).
  * Lists: trusted requesters (the SM_Key) see every member; others one
  * record per group, PortGID zeroed, as OpenSM answers them.
@@ -287,7 +288,11 @@ static void leave(struct sa_query *q, const ib_member_rec_t *t, uint64_t mask)
 	uint32_t pi;
 	bool gone;
 
-	if ((mask & (MCR_MGID | MCR_PORT_GID)) != (MCR_MGID | MCR_PORT_GID)) {
+	/*
+	 * IBA 15.2.5.17.1: a leave has the components of a join; without
+	 * JoinState it does not say what to drop (as osmtest expects).
+	 */
+	if ((mask & MCR_JOIN_NEED) != MCR_JOIN_NEED) {
 		q->status = SA_ST_INSUF_COMPS;
 		return;
 	}
@@ -299,12 +304,12 @@ static void leave(struct sa_query *q, const ib_member_rec_t *t, uint64_t mask)
 		return;
 	}
 	/*
-	 * o15-0.1.14: the JoinState bits to drop must all be the port's (no
-	 * JoinState in the mask: all of them). The answer says what the port
-	 * keeps, as OpenSM's: built before the group may go.
+	 * o15-0.1.14: the JoinState bits to drop must all be the port's. The
+	 * answer says what the port keeps, as OpenSM's: built before the
+	 * group may go.
 	 */
 	m = mcast_member(g, q->src->sn->port[pi].guid);
-	js = !m ? 0 : (mask & MCR_JOIN) ? t->scope_state & 0xf : m->state;
+	js = t->scope_state & 0xf;
 	if (!m || !js || (js & ~m->state)) {
 		q->status = SA_ST_REQ_INVALID; /* not a member with that state */
 		return;

@@ -63,6 +63,12 @@ static ib_member_rec_t *mcm_req(uint8_t mad[MAD_SIZE], uint8_t method, const uin
 	return r;
 }
 
+/* The mask of a request built by mcm_req, changed. */
+static void mcm_mask(uint8_t mad[MAD_SIZE], uint64_t mask)
+{
+	((ib_sa_mad_t *)mad)->comp_mask = htobe64(mask);
+}
+
 /* Send the request from port guid: its status; the answer's record in *out if out. */
 static uint16_t mcm_ask(const struct sa_fab *f, const uint8_t *mad, uint64_t guid,
 			ib_member_rec_t *out)
@@ -195,6 +201,29 @@ static void test_mcm_sendonly_full_keeps_group(void **state)
 	assert_int_equal(f->mc->n, 1);
 }
 
+/*
+ * A leave must say which JoinState bits it drops (IBA 15.2.5.17.1: MGID,
+ * PortGID and JoinState are the components of a join and of a leave):
+ * without JoinState, "insufficient components" (0x0600), and the port
+ * stays in the group.
+ */
+static void test_mcm_delete_without_joinstate_insufficient(void **state)
+{
+	struct sa_fab *f = *state;
+	uint8_t mad[MAD_SIZE];
+
+	mcm_join(f, mgid_a, H1, MCAST_FULL);
+	mcm_req(mad, IB_MAD_METHOD_DELETE, mgid_a, H1, MCAST_FULL, 0);
+	mcm_mask(mad, M_MGID | M_PORT_GID);
+	assert_int_equal(mcm_ask(f, mad, H1, NULL), SA_ST_INSUF_COMPS);
+	mcm_mask(mad, M_MGID | M_JOIN);
+	assert_int_equal(mcm_ask(f, mad, H1, NULL), SA_ST_INSUF_COMPS);
+	assert_int_equal(mcm_member(f, mgid_a, H1)->state, MCAST_FULL);
+	mcm_mask(mad, M_MGID | M_PORT_GID | M_JOIN);
+	assert_int_equal(mcm_ask(f, mad, H1, NULL), SA_ST_OK);
+	assert_null(mcast_find(f->mc, mgid_a));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +233,7 @@ int main(void)
 		T(test_mcm_only_full_member_creates),
 		T(test_mcm_partial_leave_keeps_rest),
 		T(test_mcm_sendonly_full_keeps_group),
+		T(test_mcm_delete_without_joinstate_insufficient),
 #undef T
 	};
 
