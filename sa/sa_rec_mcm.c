@@ -6,8 +6,9 @@
  * (osm_sa_mcmember_record.c) and IBA 15.2.5.17.1 asks:
  *  - MGID, PortGID and JoinState given (create: Q_Key, P_Key, SL,
  *    FlowLabel and TClass too), else "insufficient components";
- *  - the PortGID is the requester's own port (the SM's port may join for
- *    others), else "request denied";
+ *  - the PortGID has the subnet's prefix (or the link-local one), else
+ *    "invalid GID", and is the requester's own port (the SM's port may
+ *    join for others), else "request denied";
  *  - the port holds the group's P_Key, and its link carries the group's
  *    MTU and rate; a Q_Key, P_Key or MLID given must be the group's: else
  *    "request invalid";
@@ -136,12 +137,21 @@ static uint8_t pick(uint8_t sel, uint8_t want, uint8_t port, bool rate)
 	return 0;
 }
 
-/* The member's port: the PortGID's, which must be the requester's (or the SM's proxy). */
+/*
+ * The member's port: the PortGID's, which must be the requester's (or the
+ * SM's proxy). A GID names a port of this subnet by the subnet's prefix,
+ * or by the link-local one every port also has (IBA 4.1.1); another
+ * prefix is another subnet's port: ERR_REQ_INVALID_GID (0x0500, IBA
+ * 15.2.4), as OpenSM and osmtest have it.
+ */
 static uint16_t member_port(struct sa_query *q, const ib_member_rec_t *t, uint32_t *pi)
 {
 	const struct sa_src *s = q->src;
 	uint64_t guid = be64toh(t->port_gid.unicast.interface_id);
+	uint64_t prefix = be64toh(t->port_gid.unicast.prefix);
 
+	if (prefix != prefix_of(s) && prefix != IB_DEFAULT_SUBNET_PREFIX_HO)
+		return SA_ST_INVALID_GID;
 	*pi = subnet_find_port_guid(s->sn, guid);
 	if (*pi == SUBNET_NONE)
 		return SA_ST_REQ_INVALID; /* a port the SM does not know: as OpenSM answers */

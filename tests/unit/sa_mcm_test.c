@@ -224,6 +224,32 @@ static void test_mcm_delete_without_joinstate_insufficient(void **state)
 	assert_null(mcast_find(f->mc, mgid_a));
 }
 
+/*
+ * A PortGID names a port of this subnet only with the subnet's prefix
+ * (or the link-local default, which every port also answers to): any
+ * other prefix gets ERR_REQ_INVALID_GID (0x0500), for a join and a leave.
+ */
+static void test_mcm_foreign_prefix_invalid_gid(void **state)
+{
+	struct sa_fab *f = *state;
+	uint8_t mad[MAD_SIZE];
+	ib_member_rec_t *r;
+
+	f->sn->subnet_prefix = 0xfec0000000000001ULL;
+	r = mcm_req(mad, IB_MAD_METHOD_SET, mgid_a, H1, MCAST_FULL, 0);
+	r->port_gid.unicast.prefix = htobe64(0xfec0000000000002ULL);
+	assert_int_equal(mcm_ask(f, mad, H1, NULL), SA_ST_INVALID_GID);
+	assert_int_equal(f->mc->n, 0);
+	r->port_gid.unicast.prefix = htobe64(0xfec0000000000001ULL);
+	assert_int_equal(mcm_ask(f, mad, H1, NULL), SA_ST_OK);
+	r = mcm_req(mad, IB_MAD_METHOD_SET, mgid_a, H2, MCAST_FULL, 0);
+	assert_int_equal(mcm_ask(f, mad, H2, NULL), SA_ST_OK); /* fe80::, the default */
+	r = mcm_req(mad, IB_MAD_METHOD_DELETE, mgid_a, H1, MCAST_FULL, 0);
+	r->port_gid.unicast.prefix = htobe64(0xfec0000000000002ULL);
+	assert_int_equal(mcm_ask(f, mad, H1, NULL), SA_ST_INVALID_GID);
+	assert_int_equal(mcm_member(f, mgid_a, H1)->state, MCAST_FULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +260,7 @@ int main(void)
 		T(test_mcm_partial_leave_keeps_rest),
 		T(test_mcm_sendonly_full_keeps_group),
 		T(test_mcm_delete_without_joinstate_insufficient),
+		T(test_mcm_foreign_prefix_invalid_gid),
 #undef T
 	};
 
