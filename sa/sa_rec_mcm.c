@@ -10,8 +10,8 @@
  *    "invalid GID", and is the requester's own port (the SM's port may
  *    join for others), else "request denied";
  *  - the port holds the group's P_Key, and its link carries the group's
- *    MTU and rate; a Q_Key, P_Key or MLID given must be the group's: else
- *    "request invalid";
+ *    MTU and rate; a Q_Key, P_Key, MLID, TClass, SL, FlowLabel or
+ *    HopLimit given must be the group's: else "request invalid";
  *  - only a full (or send-only full) member creates (o15-0.1.9), and only
  *    with a well-formed MGID (o15-0.1.6: 0xff, no reserved flag, no
  *    SA-style signature with link-local scope);
@@ -160,17 +160,33 @@ static uint16_t member_port(struct sa_query *q, const ib_member_rec_t *t, uint32
 	return SA_ST_OK;
 }
 
+/*
+ * Does the request agree with group g on every field its mask gives
+ * that a join cannot change: Q_Key, P_Key (either membership), MLID,
+ * TClass, SL, FlowLabel, HopLimit (IBA 15.2.5.17.1; OpenSM checks the
+ * same on a join)?
+ */
+static bool fields_match(const ib_member_rec_t *t, uint64_t mask, const struct mcast_group *g)
+{
+	uint8_t sl, hop;
+	uint32_t flow;
+
+	ib_member_get_sl_flow_hop(t->sl_flow_hop, &sl, &flow, &hop);
+	return !(((mask & MCR_QKEY) && be32toh(t->qkey) != g->qkey) ||
+		 ((mask & MCR_PKEY) && (be16toh(t->pkey) & 0x7fff) != (g->pkey & 0x7fff)) ||
+		 ((mask & MCR_MLID) && be16toh(t->mlid) != g->mlid) ||
+		 ((mask & MCR_TCLASS) && t->tclass != g->tclass) ||
+		 ((mask & MCR_SL) && sl != g->sl) || ((mask & MCR_FLOW) && flow != g->flow) ||
+		 ((mask & MCR_HOP) && hop != g->hop));
+}
+
 /* Can port pi be in g? Its P_Key, MTU and rate, and what the request asks. */
 static uint16_t join_checks(struct sa_query *q, const ib_member_rec_t *t, uint64_t mask,
 			    const struct mcast_group *g, uint32_t pi)
 {
 	uint8_t mtu, rate;
 
-	if ((mask & MCR_QKEY) && be32toh(t->qkey) != g->qkey)
-		return SA_ST_REQ_INVALID;
-	if ((mask & MCR_PKEY) && (be16toh(t->pkey) & 0x7fff) != (g->pkey & 0x7fff))
-		return SA_ST_REQ_INVALID;
-	if ((mask & MCR_MLID) && be16toh(t->mlid) != g->mlid)
+	if (!fields_match(t, mask, g))
 		return SA_ST_REQ_INVALID;
 	if (!holds_pkey(q->src, pi, g->pkey))
 		return SA_ST_REQ_INVALID; /* IBA 15.2.5.17.1: not in the group's partition */

@@ -250,6 +250,49 @@ static void test_mcm_foreign_prefix_invalid_gid(void **state)
 	assert_int_equal(mcm_member(f, mgid_a, H1)->state, MCAST_FULL);
 }
 
+/*
+ * A join to an existing group must agree with it on TClass, SL,
+ * FlowLabel and HopLimit when its mask gives them (IBA 15.2.5.17.1, as
+ * OpenSM validates a join): else ERR_REQ_INVALID, and the port stays out.
+ * A field the mask leaves out is not compared.
+ */
+static void test_mcm_join_matches_tclass_sl_flow_hop(void **state)
+{
+	struct sa_fab *f = *state;
+	static const struct {
+		uint64_t bit;
+		uint8_t tclass, sl, hop;
+		uint32_t flow;
+	} wrong[] = {
+		{ M_TCLASS, 6, 3, 7, 0x12345 }, { M_SL, 5, 4, 7, 0x12345 },
+		{ M_FLOW, 5, 3, 7, 0x12346 },   { M_HOP, 5, 3, 8, 0x12345 },
+	};
+	uint8_t mad[MAD_SIZE];
+	ib_member_rec_t *r;
+
+	r = mcm_req(mad, IB_MAD_METHOD_SET, mgid_a, H1, MCAST_FULL, M_HOP);
+	r->tclass = 5;
+	r->sl_flow_hop = ib_member_set_sl_flow_hop(3, 0x12345, 7);
+	assert_int_equal(mcm_ask(f, mad, H1, NULL), SA_ST_OK);
+	for (unsigned i = 0; i < 4; i++) {
+		r = mcm_req(mad, IB_MAD_METHOD_SET, mgid_a, H2, MCAST_FULL, M_HOP);
+		r->tclass = wrong[i].tclass;
+		r->sl_flow_hop = ib_member_set_sl_flow_hop(wrong[i].sl, wrong[i].flow, wrong[i].hop);
+		assert_int_equal(mcm_ask(f, mad, H2, NULL), SA_ST_REQ_INVALID);
+		assert_null(mcm_member(f, mgid_a, H2));
+		/* Not in the mask: not compared. */
+		mcm_mask(mad, (M_CREATE | M_HOP) & ~wrong[i].bit);
+		assert_int_equal(mcm_ask(f, mad, H2, NULL), SA_ST_OK);
+		assert_non_null(mcm_member(f, mgid_a, H2));
+		mcm_req(mad, IB_MAD_METHOD_DELETE, mgid_a, H2, MCAST_FULL, 0);
+		assert_int_equal(mcm_ask(f, mad, H2, NULL), SA_ST_OK);
+	}
+	r = mcm_req(mad, IB_MAD_METHOD_SET, mgid_a, H2, MCAST_FULL, M_HOP);
+	r->tclass = 5;
+	r->sl_flow_hop = ib_member_set_sl_flow_hop(3, 0x12345, 7);
+	assert_int_equal(mcm_ask(f, mad, H2, NULL), SA_ST_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +304,7 @@ int main(void)
 		T(test_mcm_sendonly_full_keeps_group),
 		T(test_mcm_delete_without_joinstate_insufficient),
 		T(test_mcm_foreign_prefix_invalid_gid),
+		T(test_mcm_join_matches_tclass_sl_flow_hop),
 #undef T
 	};
 
