@@ -16,6 +16,7 @@
  *    with a well-formed MGID (o15-0.1.6: 0xff, no reserved flag, no
  *    SA-style signature with link-local scope);
  *  - a rate or MTU given with its selector is a real code (o15-0.1.8);
+ *    given without it, it is ignored (by a create, a join and a list);
  *  - a leave gives MGID, PortGID and JoinState (else "insufficient
  *    components"), names only JoinState bits the port holds and is
  *    answered with what it keeps (o15-0.1.14).
@@ -41,6 +42,18 @@ enum {
 };
 #define MCR_JOIN_NEED (MCR_MGID | MCR_PORT_GID | MCR_JOIN)
 #define MCR_CREATE_NEED (MCR_QKEY | MCR_PKEY | MCR_SL | MCR_FLOW | MCR_TCLASS)
+/* The values that come with a selector: compared by it, never bit for bit. */
+#define MCR_SELECTED (MCR_MTU_SEL | MCR_MTU | MCR_RATE_SEL | MCR_RATE)
+
+/*
+ * Does the mask give a value and its selector (the selector's bit, the
+ * value's next)? A value alone says nothing (IBA 15.2.5.17: the selector
+ * says how to compare it), and is ignored, as OpenSM ignores it.
+ */
+static bool sel_given(uint64_t mask, uint64_t sel_bit)
+{
+	return (mask & (sel_bit | sel_bit << 1)) == (sel_bit | sel_bit << 1);
+}
 
 static const struct sa_field mcr_fields[] = {
 	{ 0, 128 }, { 128, 128 }, { 256, 32 }, { 288, 16 }, /* MGID, PortGID, Q_Key, MLID */
@@ -118,6 +131,15 @@ static bool sel_ok(uint8_t sel, uint8_t want, uint8_t v, bool rate)
 	}
 }
 
+/* Does group g satisfy every selector the request gives with its value (MTU, rate)? */
+static bool selectors_ok(const ib_member_rec_t *t, uint64_t mask, const struct mcast_group *g)
+{
+	if (sel_given(mask, MCR_MTU_SEL) && !sel_ok(t->mtu >> 6, t->mtu & 0x3f, g->mtu, false))
+		return false;
+	return !sel_given(mask, MCR_RATE_SEL) ||
+	       sel_ok(t->rate >> 6, t->rate & 0x3f, g->rate, true);
+}
+
 /* The value a new group gets: the port's best that the selector allows; 0 if none. */
 static uint8_t pick(uint8_t sel, uint8_t want, uint8_t port, bool rate)
 {
@@ -193,13 +215,7 @@ static uint16_t join_checks(struct sa_query *q, const ib_member_rec_t *t, uint64
 	port_caps(q->src, pi, &mtu, &rate);
 	if (g->mtu > mtu || rate_speed(g->rate) > rate_speed(rate))
 		return SA_ST_REQ_INVALID; /* the port's link cannot carry the group */
-	if ((mask & (MCR_MTU_SEL | MCR_MTU)) == (MCR_MTU_SEL | MCR_MTU) &&
-	    !sel_ok(t->mtu >> 6, t->mtu & 0x3f, g->mtu, false))
-		return SA_ST_REQ_INVALID;
-	if ((mask & (MCR_RATE_SEL | MCR_RATE)) == (MCR_RATE_SEL | MCR_RATE) &&
-	    !sel_ok(t->rate >> 6, t->rate & 0x3f, g->rate, true))
-		return SA_ST_REQ_INVALID;
-	return SA_ST_OK;
+	return selectors_ok(t, mask, g) ? SA_ST_OK : SA_ST_REQ_INVALID;
 }
 
 /*
@@ -243,10 +259,9 @@ static uint16_t create(struct sa_query *q, const ib_member_rec_t *t, uint64_t ma
 		return SA_ST_REQ_INVALID;
 	g.pkey |= 0x8000; /* a group's P_Key is the full-member key, as IPoIB's */
 	port_caps(q->src, pi, &mtu, &rate);
-	g.mtu = (mask & MCR_MTU) ? pick((mask & MCR_MTU_SEL) ? t->mtu >> 6 : 2, t->mtu & 0x3f,
-					mtu, false) : mtu;
-	g.rate = (mask & MCR_RATE) ? pick((mask & MCR_RATE_SEL) ? t->rate >> 6 : 2,
-					  t->rate & 0x3f, rate, true) : rate;
+	g.mtu = sel_given(mask, MCR_MTU_SEL) ? pick(t->mtu >> 6, t->mtu & 0x3f, mtu, false) : mtu;
+	g.rate = sel_given(mask, MCR_RATE_SEL) ? pick(t->rate >> 6, t->rate & 0x3f, rate, true) :
+						 rate;
 	if (!g.mtu || !g.rate)
 		return SA_ST_REQ_INVALID; /* the creator's own link could not carry it */
 	ib_member_get_sl_flow_hop(t->sl_flow_hop, &sl, &flow, &hop);
@@ -356,13 +371,15 @@ static void list(struct sa_query *q, const ib_member_rec_t *t)
 	const struct mcast *mc = s->mcast;
 	bool trusted = q->trusted;
 	uint64_t me = q->requester != SUBNET_NONE ? s->sn->port[q->requester].guid : 0;
-	uint64_t want = be64toh(t->port_gid.unicast.interface_id);
+	uint64_t want = be64toh(t->port_gid.unicast.interface_id), mask = q->mask;
 	ib_member_rec_t r;
 
+	q->mask &= ~(uint64_t)MCR_SELECTED; /* selectors_ok compares those */
 	for (uint32_t i = 0; i < mc->n; i++) {
 		const struct mcast_group *g = &mc->g[i];
 
-		if (q->requester == SUBNET_NONE || !holds_pkey(s, q->requester, g->pkey))
+		if (q->requester == SUBNET_NONE || !holds_pkey(s, q->requester, g->pkey) ||
+		    !selectors_ok(t, mask, g))
 			continue;
 		if (!trusted) {
 			/* A port sees its own membership; of others, only that the group exists. */
@@ -394,9 +411,9 @@ static bool codes_ok(const ib_member_rec_t *t, uint64_t mask)
 {
 	uint8_t rate = t->rate & 0x3f, mtu = t->mtu & 0x3f;
 
-	if ((mask & (MCR_RATE_SEL | MCR_RATE)) == (MCR_RATE_SEL | MCR_RATE) && !rate_speed(rate))
+	if (sel_given(mask, MCR_RATE_SEL) && !rate_speed(rate))
 		return false;
-	return (mask & (MCR_MTU_SEL | MCR_MTU)) != (MCR_MTU_SEL | MCR_MTU) || (mtu >= 1 && mtu <= 5);
+	return !sel_given(mask, MCR_MTU_SEL) || (mtu >= 1 && mtu <= 5);
 }
 
 static void walk_mcm(struct sa_query *q)

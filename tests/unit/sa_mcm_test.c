@@ -293,6 +293,67 @@ static void test_mcm_join_matches_tclass_sl_flow_hop(void **state)
 	assert_int_equal(mcm_ask(f, mad, H2, NULL), SA_ST_OK);
 }
 
+/* A GetTable of every group from port guid, trusted or not: the answer, to free. */
+static struct sa_ans mcm_list(const struct sa_fab *f, uint8_t mad[MAD_SIZE], uint64_t guid,
+			      bool trusted)
+{
+	struct sa_ans a;
+
+	if (trusted)
+		sa_fix_key(mad, SFX_SM_KEY);
+	a = sa_fix_ask(&f->src, mad, MAD_SIZE, lid_of(guid), 0);
+	assert_int_equal(a.r, 0);
+	assert_int_equal(a.status, SA_ST_OK);
+	return a;
+}
+
+/*
+ * An MTU or rate means something only with its selector (IBA 15.2.5.17:
+ * the selector says how to compare): given alone it is ignored, by a
+ * create (the group gets what the creator's link carries), a join and a
+ * list; given with it, a list keeps the groups the selector allows.
+ */
+static void test_mcm_mtu_rate_without_selector_ignored(void **state)
+{
+	struct sa_fab *f = *state;
+	uint8_t mad[MAD_SIZE];
+	ib_member_rec_t *r, ans;
+	struct sa_ans a;
+
+	/* A create: MTU 256 (code 1), rate 2.5 Gb/s (2) alone: the link's 2048 and 10 Gb/s. */
+	r = mcm_req(mad, IB_MAD_METHOD_SET, mgid_a, H1, MCAST_FULL, M_MTU | M_RATE);
+	r->mtu = SEL_EQ << 6 | IB_MTU_LEN_256;
+	r->rate = SEL_EQ << 6 | IB_PATH_RECORD_RATE_2_5_GBS;
+	assert_int_equal(mcm_ask(f, mad, H1, &ans), SA_ST_OK);
+	assert_int_equal(ans.mtu & 0x3f, IB_MTU_LEN_2048);
+	assert_int_equal(ans.rate & 0x3f, IB_PATH_RECORD_RATE_10_GBS);
+	/* A join: 40 Gb/s, which the group has not, and an MTU code that does not exist. */
+	r = mcm_req(mad, IB_MAD_METHOD_SET, mgid_a, H2, MCAST_FULL, M_MTU | M_RATE);
+	r->mtu = SEL_EQ << 6 | 7;
+	r->rate = SEL_EQ << 6 | IB_PATH_RECORD_RATE_40_GBS;
+	assert_int_equal(mcm_ask(f, mad, H2, NULL), SA_ST_OK);
+	/* A list: ignored alone; with the selector, "exactly" and "less than" are compared. */
+	r = sa_fix_req(mad, IB_MAD_METHOD_GETTABLE, 0x38, M_MTU | M_RATE);
+	r->mtu = SEL_EQ << 6 | IB_MTU_LEN_4096;
+	r->rate = SEL_EQ << 6 | IB_PATH_RECORD_RATE_40_GBS;
+	a = mcm_list(f, mad, H1, true);
+	assert_int_equal(sa_fix_nrecs(&a, sizeof(ib_member_rec_t)), 2);
+	free(a.out);
+	mcm_mask(mad, M_MTU_SEL | M_MTU);
+	a = mcm_list(f, mad, H1, true);
+	assert_int_equal(sa_fix_nrecs(&a, sizeof(ib_member_rec_t)), 0);
+	free(a.out);
+	r->mtu = SEL_LT << 6 | IB_MTU_LEN_4096;
+	a = mcm_list(f, mad, H1, true);
+	assert_int_equal(sa_fix_nrecs(&a, sizeof(ib_member_rec_t)), 2);
+	free(a.out);
+	mcm_mask(mad, M_RATE_SEL | M_RATE);
+	r->rate = SEL_LT << 6 | IB_PATH_RECORD_RATE_10_GBS;
+	a = mcm_list(f, mad, H1, true);
+	assert_int_equal(sa_fix_nrecs(&a, sizeof(ib_member_rec_t)), 0);
+	free(a.out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +366,7 @@ int main(void)
 		T(test_mcm_delete_without_joinstate_insufficient),
 		T(test_mcm_foreign_prefix_invalid_gid),
 		T(test_mcm_join_matches_tclass_sl_flow_hop),
+		T(test_mcm_mtu_rate_without_selector_ignored),
 #undef T
 	};
 
