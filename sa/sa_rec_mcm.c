@@ -17,6 +17,9 @@
  *    SA-style signature with link-local scope);
  *  - a rate or MTU given with its selector is a real code (o15-0.1.8);
  *    given without it, it is ignored (by a create, a join and a list);
+ *  - the selectors of MTU, rate and PacketLifeTime are honoured: a
+ *    create picks values they allow (none: "request invalid"), a join
+ *    and a list compare the group's by them;
  *  - a leave gives MGID, PortGID and JoinState (else "insufficient
  *    components"), names only JoinState bits the port holds and is
  *    answered with what it keeps (o15-0.1.14).
@@ -43,7 +46,9 @@ enum {
 #define MCR_JOIN_NEED (MCR_MGID | MCR_PORT_GID | MCR_JOIN)
 #define MCR_CREATE_NEED (MCR_QKEY | MCR_PKEY | MCR_SL | MCR_FLOW | MCR_TCLASS)
 /* The values that come with a selector: compared by it, never bit for bit. */
-#define MCR_SELECTED (MCR_MTU_SEL | MCR_MTU | MCR_RATE_SEL | MCR_RATE)
+#define MCR_SELECTED (MCR_MTU_SEL | MCR_MTU | MCR_RATE_SEL | MCR_RATE | MCR_LIFE_SEL | MCR_LIFE)
+/* A new group's PacketLifeTime, unless the request's selector rules it out: 4.096 us * 2^18. */
+#define MCR_LIFE_DEFAULT 18
 
 /*
  * Does the mask give a value and its selector (the selector's bit, the
@@ -131,13 +136,32 @@ static bool sel_ok(uint8_t sel, uint8_t want, uint8_t v, bool rate)
 	}
 }
 
-/* Does group g satisfy every selector the request gives with its value (MTU, rate)? */
+/* Does group g satisfy every selector the request gives with its value (MTU, rate, lifetime)? */
 static bool selectors_ok(const ib_member_rec_t *t, uint64_t mask, const struct mcast_group *g)
 {
 	if (sel_given(mask, MCR_MTU_SEL) && !sel_ok(t->mtu >> 6, t->mtu & 0x3f, g->mtu, false))
 		return false;
+	if (sel_given(mask, MCR_LIFE_SEL) &&
+	    !sel_ok(t->pkt_life >> 6, t->pkt_life & 0x3f, g->pkt_life, false))
+		return false;
 	return !sel_given(mask, MCR_RATE_SEL) ||
 	       sel_ok(t->rate >> 6, t->rate & 0x3f, g->rate, true);
+}
+
+/*
+ * A new group's PacketLifeTime (6 bits): ours, unless the selector rules
+ * it out, then the nearest the selector allows; -1 if it allows none
+ * (less than 0, greater than 63). Selector 3 asks for the smallest
+ * available: the SA offers only its own.
+ */
+static int life_pick(uint8_t sel, uint8_t want)
+{
+	switch (sel) {
+	case 0: return want >= 0x3f ? -1 : want < MCR_LIFE_DEFAULT ? MCR_LIFE_DEFAULT : want + 1;
+	case 1: return !want ? -1 : want > MCR_LIFE_DEFAULT ? MCR_LIFE_DEFAULT : want - 1;
+	case 2: return want;
+	default: return MCR_LIFE_DEFAULT;
+	}
 }
 
 /* The value a new group gets: the port's best that the selector allows; 0 if none. */
@@ -246,6 +270,7 @@ static uint16_t create(struct sa_query *q, const ib_member_rec_t *t, uint64_t ma
 	uint8_t mtu, rate, sl;
 	uint32_t flow;
 	uint8_t hop;
+	int life;
 	static const uint8_t zero[16];
 
 	if ((mask & MCR_CREATE_NEED) != MCR_CREATE_NEED)
@@ -262,14 +287,16 @@ static uint16_t create(struct sa_query *q, const ib_member_rec_t *t, uint64_t ma
 	g.mtu = sel_given(mask, MCR_MTU_SEL) ? pick(t->mtu >> 6, t->mtu & 0x3f, mtu, false) : mtu;
 	g.rate = sel_given(mask, MCR_RATE_SEL) ? pick(t->rate >> 6, t->rate & 0x3f, rate, true) :
 						 rate;
-	if (!g.mtu || !g.rate)
-		return SA_ST_REQ_INVALID; /* the creator's own link could not carry it */
+	life = sel_given(mask, MCR_LIFE_SEL) ? life_pick(t->pkt_life >> 6, t->pkt_life & 0x3f) :
+					       MCR_LIFE_DEFAULT;
+	if (!g.mtu || !g.rate || life < 0)
+		return SA_ST_REQ_INVALID; /* the creator's link cannot carry it, or no lifetime fits */
+	g.pkt_life = (uint8_t)life;
 	ib_member_get_sl_flow_hop(t->sl_flow_hop, &sl, &flow, &hop);
 	g.sl = sl;
 	g.flow = flow;
 	g.hop = (mask & MCR_HOP) ? hop : 0;
 	g.tclass = t->tclass;
-	g.pkt_life = (mask & MCR_LIFE) ? t->pkt_life & 0x3f : 18;
 	g.scope = g.mgid[0] == 0xff ? g.mgid[1] & 0xf : (mask & MCR_SCOPE) ? t->scope_state >> 4 : 2;
 	if (!g.scope)
 		g.scope = 2; /* link-local, what IPoIB and OpenSM default to */

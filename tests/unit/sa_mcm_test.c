@@ -277,7 +277,8 @@ static void test_mcm_join_matches_tclass_sl_flow_hop(void **state)
 	for (unsigned i = 0; i < 4; i++) {
 		r = mcm_req(mad, IB_MAD_METHOD_SET, mgid_a, H2, MCAST_FULL, M_HOP);
 		r->tclass = wrong[i].tclass;
-		r->sl_flow_hop = ib_member_set_sl_flow_hop(wrong[i].sl, wrong[i].flow, wrong[i].hop);
+		r->sl_flow_hop =
+			ib_member_set_sl_flow_hop(wrong[i].sl, wrong[i].flow, wrong[i].hop);
 		assert_int_equal(mcm_ask(f, mad, H2, NULL), SA_ST_REQ_INVALID);
 		assert_null(mcm_member(f, mgid_a, H2));
 		/* Not in the mask: not compared. */
@@ -354,6 +355,65 @@ static void test_mcm_mtu_rate_without_selector_ignored(void **state)
 	free(a.out);
 }
 
+/*
+ * The PacketLifeTime selector (IBA 15.2.5.17) is honoured: a create gets
+ * a lifetime it allows (none: ERR_REQ_INVALID), a join and a list
+ * compare the group's by it; a lifetime without its selector is ignored.
+ */
+static void test_mcm_lifetime_selector_honoured(void **state)
+{
+	struct sa_fab *f = *state;
+	static const struct {
+		uint8_t sel, want;
+		uint16_t status;
+		uint8_t lo, hi; /* the group's lifetime in [lo, hi] */
+	} create[] = {
+		{ SEL_GT, 0, SA_ST_OK, 1, 63 },    { SEL_GT, 40, SA_ST_OK, 41, 63 },
+		{ SEL_LT, 10, SA_ST_OK, 0, 9 },    { SEL_EQ, 5, SA_ST_OK, 5, 5 },
+		{ SEL_BEST, 0, SA_ST_OK, 0, 63 },  { SEL_LT, 0, SA_ST_REQ_INVALID, 0, 0 },
+		{ SEL_GT, 63, SA_ST_REQ_INVALID, 0, 0 },
+	};
+	uint8_t mad[MAD_SIZE], mgid[16];
+	ib_member_rec_t *r, ans;
+	struct sa_ans a;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < sizeof(create) / sizeof(create[0]); i++) {
+		memcpy(mgid, mgid_a, 16);
+		mgid[14] = (uint8_t)(i + 1);
+		r = mcm_req(mad, IB_MAD_METHOD_SET, mgid, H1, MCAST_FULL, M_LIFE_SEL | M_LIFE);
+		r->pkt_life = (uint8_t)(create[i].sel << 6 | create[i].want);
+		assert_int_equal(mcm_ask(f, mad, H1, &ans), create[i].status);
+		n += !create[i].status;
+		assert_int_equal(f->mc->n, n);
+		if (create[i].status)
+			continue;
+		assert_in_range(ans.pkt_life & 0x3f, create[i].lo, create[i].hi);
+		assert_int_equal(mcast_find(f->mc, mgid)->pkt_life, ans.pkt_life & 0x3f);
+	}
+	/* Alone, a lifetime is ignored: the group gets the SA's, not 5. */
+	r = mcm_req(mad, IB_MAD_METHOD_SET, mgid_a, H1, MCAST_FULL, M_LIFE);
+	r->pkt_life = SEL_EQ << 6 | 5;
+	assert_int_equal(mcm_ask(f, mad, H1, &ans), SA_ST_OK);
+	assert_int_not_equal(ans.pkt_life & 0x3f, 5);
+	/* A join: the group's lifetime must be less than 5 (it is not), then not less. */
+	r = mcm_req(mad, IB_MAD_METHOD_SET, mgid_a, H2, MCAST_NON, M_LIFE_SEL | M_LIFE);
+	r->pkt_life = SEL_LT << 6 | 5;
+	assert_int_equal(mcm_ask(f, mad, H2, NULL), SA_ST_REQ_INVALID);
+	r->pkt_life = (uint8_t)(SEL_EQ << 6 | (ans.pkt_life & 0x3f));
+	assert_int_equal(mcm_ask(f, mad, H2, NULL), SA_ST_OK);
+	/* A list: the groups with a lifetime of exactly 5; then greater than 40. */
+	r = sa_fix_req(mad, IB_MAD_METHOD_GETTABLE, 0x38, M_LIFE_SEL | M_LIFE);
+	r->pkt_life = SEL_EQ << 6 | 5;
+	a = mcm_list(f, mad, H1, true);
+	assert_int_equal(sa_fix_nrecs(&a, sizeof(ib_member_rec_t)), 1);
+	free(a.out);
+	r->pkt_life = SEL_GT << 6 | 40;
+	a = mcm_list(f, mad, H1, true);
+	assert_int_equal(sa_fix_nrecs(&a, sizeof(ib_member_rec_t)), 1);
+	free(a.out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +427,7 @@ int main(void)
 		T(test_mcm_foreign_prefix_invalid_gid),
 		T(test_mcm_join_matches_tclass_sl_flow_hop),
 		T(test_mcm_mtu_rate_without_selector_ignored),
+		T(test_mcm_lifetime_selector_honoured),
 #undef T
 	};
 
