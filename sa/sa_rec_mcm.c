@@ -25,7 +25,8 @@
  *    answered with what it keeps (o15-0.1.14).
  * OpenSM's osmtest -f m passes against these rules (tests/e2e/osmtest_test.sh).
  * Lists: trusted requesters (the SM_Key) see every member; others one
- * record per group, PortGID zeroed, as OpenSM answers them.
+ * record per group, PortGID and JoinState zeroed (IBA 15.2.5.17, as
+ * OpenSM answers them), except their own membership asked by PortGID.
  */
 #include <endian.h>
 #include <errno.h>

@@ -414,6 +414,65 @@ static void test_mcm_lifetime_selector_honoured(void **state)
 	free(a.out);
 }
 
+/*
+ * IBA 15.2.5.17: a list's PortGID and JoinState are zero unless the
+ * request is trusted (it carries the SM_Key). Without it, a port sees
+ * each group once, and of members only itself (its PortGID in the
+ * mask): nobody learns who else is in a group, nor in which state.
+ */
+static void test_mcm_untrusted_list_hides_members(void **state)
+{
+	struct sa_fab *f = *state;
+	uint8_t mad[MAD_SIZE];
+	const ib_member_rec_t *rec;
+	ib_member_rec_t *r;
+	struct sa_ans a;
+
+	mcm_join(f, mgid_a, H1, MCAST_FULL);
+	mcm_join(f, mgid_a, H2, MCAST_NON);
+	sa_fix_req(mad, IB_MAD_METHOD_GETTABLE, 0x38, 0);
+	a = mcm_list(f, mad, H2, false);
+	assert_int_equal(sa_fix_nrecs(&a, sizeof(*rec)), 1);
+	rec = sa_fix_rec(&a, sizeof(*rec), 0);
+	assert_memory_equal(rec->mgid.raw, mgid_a, 16);
+	assert_int_equal(rec->port_gid.unicast.interface_id, 0);
+	assert_int_equal(rec->port_gid.unicast.prefix, 0);
+	assert_int_equal(rec->scope_state & 0xf, 0);
+	free(a.out);
+	/* Asking by h1's PortGID, or by a JoinState: nothing. */
+	r = sa_fix_req(mad, IB_MAD_METHOD_GETTABLE, 0x38, M_PORT_GID);
+	r->port_gid.unicast.prefix = htobe64(SFX_PREFIX);
+	r->port_gid.unicast.interface_id = htobe64(H1);
+	a = mcm_list(f, mad, H2, false);
+	assert_int_equal(sa_fix_nrecs(&a, sizeof(*rec)), 0);
+	free(a.out);
+	r = sa_fix_req(mad, IB_MAD_METHOD_GETTABLE, 0x38, M_JOIN);
+	r->scope_state = MCAST_FULL;
+	a = mcm_list(f, mad, H2, false);
+	assert_int_equal(sa_fix_nrecs(&a, sizeof(*rec)), 0);
+	free(a.out);
+	/* Its own membership, by its own PortGID. */
+	r = sa_fix_req(mad, IB_MAD_METHOD_GETTABLE, 0x38, M_PORT_GID);
+	r->port_gid.unicast.prefix = htobe64(SFX_PREFIX);
+	r->port_gid.unicast.interface_id = htobe64(H2);
+	a = mcm_list(f, mad, H2, false);
+	assert_int_equal(sa_fix_nrecs(&a, sizeof(*rec)), 1);
+	assert_int_equal(((const ib_member_rec_t *)sa_fix_rec(&a, sizeof(*rec), 0))->scope_state & 0xf,
+			 MCAST_NON);
+	free(a.out);
+	/* Trusted: every member, with its PortGID and JoinState. */
+	sa_fix_req(mad, IB_MAD_METHOD_GETTABLE, 0x38, 0);
+	a = mcm_list(f, mad, H2, true);
+	assert_int_equal(sa_fix_nrecs(&a, sizeof(*rec)), 2);
+	for (unsigned i = 0; i < 2; i++) {
+		rec = sa_fix_rec(&a, sizeof(*rec), i);
+		assert_int_equal(rec->scope_state & 0xf,
+				 be64toh(rec->port_gid.unicast.interface_id) == H1 ? MCAST_FULL :
+										     MCAST_NON);
+	}
+	free(a.out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,6 +487,7 @@ int main(void)
 		T(test_mcm_join_matches_tclass_sl_flow_hop),
 		T(test_mcm_mtu_rate_without_selector_ignored),
 		T(test_mcm_lifetime_selector_honoured),
+		T(test_mcm_untrusted_list_hides_members),
 #undef T
 	};
 
