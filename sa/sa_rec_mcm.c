@@ -122,8 +122,9 @@ static void rec_of(const struct sa_src *s, const struct mcast_group *g, uint64_t
 
 /*
  * A selector's answer (IBA 15.2.5.17: 0 greater than, 1 less than, 2
- * exactly, 3 largest) for a value v the port or group has: does v satisfy
- * "sel want"? Rates compare by speed, not code.
+ * exactly, 3 the largest MTU or rate, the smallest lifetime, available:
+ * any) for a value v the port or group has: does v satisfy "sel want"?
+ * Rates compare by speed, not code.
  */
 static bool sel_ok(uint8_t sel, uint8_t want, uint8_t v, bool rate)
 {
