@@ -31,7 +31,7 @@ static void sfx_src(struct sa_fab *f, uint32_t sm_port, struct sa_sm sm, uint64_
 {
 	f->src = (struct sa_src){ .sn = f->sn, .live = &f->live, .lfts = f->lfts,
 				  .routes = f->ro.n_sw ? &f->ro : NULL, .qos = f->qos,
-				  .svc = services ? &f->svc : NULL, .now_ms = now_ms,
+				  .svc = services ? &f->svc : NULL, .mcast = f->mc, .now_ms = now_ms,
 				  .sm_port = sm_port, .sm = sm };
 	assert_int_equal(sa_src_index(&f->src), 0);
 }
@@ -104,6 +104,30 @@ int sa_fix_services(void **state)
 	sfx_src(f, sa_fix_port(f, f->h1, 1),
 		(struct sa_sm){ .guid = 0x201, .sm_key = SFX_SM_KEY, .priority = 5, .state = 3 },
 		1000, true);
+	*state = f;
+	return 0;
+}
+
+int sa_fix_mcm(void **state)
+{
+	struct sa_fab *f = sfx_star();
+	ib_port_info_t pi;
+
+	/* h1's and h2's links: 4x SDR, 2048-byte MTU, so that a group fits them. */
+	for (uint32_t n = f->h1; n <= f->h2; n++) {
+		uint32_t p = sa_fix_port(f, n, 1);
+
+		memcpy(&pi, f->live.port[p].raw, sizeof(pi));
+		pi.mtu_cap = IB_MTU_LEN_2048;
+		ib_port_info_set_neighbor_mtu(&pi, IB_MTU_LEN_2048);
+		pi.link_width_active = IB_LINK_WIDTH_ACTIVE_4X;
+		pi.link_speed = (uint8_t)(IB_LINK_SPEED_ACTIVE_2_5 << 4 | IB_LINK_SPEED_ACTIVE_2_5);
+		memcpy(f->live.port[p].raw, &pi, sizeof(pi));
+	}
+	assert_int_equal(mcast_new(&f->mc), 0);
+	sfx_src(f, sa_fix_port(f, f->h1, 1),
+		(struct sa_sm){ .guid = 0x201, .sm_key = SFX_SM_KEY, .priority = 5, .state = 3 },
+		0, false);
 	*state = f;
 	return 0;
 }
@@ -214,6 +238,7 @@ int sa_fix_teardown(void **state)
 	struct sa_fab *f = *state;
 
 	sa_services_free(&f->svc);
+	mcast_free(f->mc);
 	sa_src_free(&f->src);
 	disc_live_free(&f->live);
 	prog_cache_free(f->lfts);

@@ -32,6 +32,7 @@ struct sa_fab {
 	struct route_out ro;      /* the path fabric: the engine's SLs; else empty */
 	struct config *qos;       /* the path fabric: the default QoS classes; else NULL */
 	struct sa_services svc;   /* sa_fix_services only */
+	struct mcast *mc;         /* sa_fix_mcm only: the multicast groups; else NULL */
 	/* sa_fix_partitions' tables */
 	uint32_t off[64];
 	uint16_t key[64];
@@ -48,6 +49,9 @@ struct sa_fab {
  *    (GUID 0x201, priority 5, state 3);
  *  - sa_fix_services: the same, with services kept, the SM_Key
  *    SFX_SM_KEY and the clock at 1000 ms;
+ *  - sa_fix_mcm: the star, with the SM_Key SFX_SM_KEY, an empty set of
+ *    multicast groups (f->mc), and h1's and h2's links 4x SDR (rate 3)
+ *    with a 2048-byte MTU (code 4);
  *  - sa_fix_path: sw1 (LID 1) and sw2 (LID 4) joined by port 3, h1 (LID 2)
  *    on sw1 port 1, h2 (LID 3) and h3 (LID 5) on sw2 ports 1 and 2; 4x DDR,
  *    NeighborMTU 2048 but 1024 on h3's link, h1's link SDR; LFTs as
@@ -57,6 +61,7 @@ struct sa_fab {
 #define SFX_SM_KEY 0x5151515151515151ULL
 int sa_fix_star(void **state);
 int sa_fix_services(void **state);
+int sa_fix_mcm(void **state);
 int sa_fix_path(void **state);
 int sa_fix_teardown(void **state);
 
