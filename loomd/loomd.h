@@ -29,6 +29,7 @@ struct loomd_opts {
 	bool check_config;
 	unsigned set;       /* SET_*: what the command line gave */
 	const char *ca, *state_dir, *engine;
+	const char *control; /* the control socket; NULL: CTL_DEFAULT_PATH */
 	unsigned port;
 	unsigned lmc;
 	uint64_t roots[256]; /* --root, or the configuration's sm.routing.roots */
