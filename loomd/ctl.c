@@ -192,6 +192,12 @@ static void dispatch(struct ctl_conn *k)
 			    k->cred.uid, c->group);
 		return;
 	}
+	/* Nothing at all: a probe (another loomd checking for a live socket), not a client. */
+	if (k->n == 0) {
+		log_debug("control socket: pid %d closed without a request", (int)k->cred.pid);
+		conn_free(k);
+		return;
+	}
 	if (ctl_req_parse(k->buf, k->n, &req) < 0) {
 		log_warn("control socket: pid %d sent no request loomd knows (%zu bytes); closed",
 			 (int)k->cred.pid, k->n);
