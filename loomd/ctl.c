@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -467,6 +468,40 @@ void ctl_close(struct ctl *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c);
+}
+
+int ctl_set_group(struct ctl *c, const char *name)
+{
+	struct group gr, *res = NULL;
+	char buf[4096];
+	gid_t gid = getegid();
+	int r;
+
+	if (!c)
+		return 0;
+	if (name) {
+		r = getgrnam_r(name, &gr, buf, sizeof(buf), &res);
+		if (r || !res) {
+			r = r ? -r : -ENOENT;
+			log_warn("control socket %s: control-group '%s': %s; the socket keeps group "
+				 "%u", c->path, name, r == -ENOENT ? "no such group on this host" :
+				 strerror(-r), c->group);
+			return r;
+		}
+		gid = gr.gr_gid;
+	}
+	if (gid == c->group)
+		return 0;
+	if (chown(c->path, (uid_t)-1, gid) < 0) {
+		r = -errno;
+		log_warn("control socket %s: giving it group %u: %s; it keeps group %u", c->path,
+			 gid, strerror(-r), c->group);
+		return r;
+	}
+	c->group = gid;
+	log_info("control socket %s: group %s (%u) may ask", c->path, name ? name : "loomd's own",
+		 gid);
+	return 0;
 }
 
 bool ctl_paused(const struct ctl *c)

@@ -38,6 +38,12 @@ struct ctl_ops {
  */
 int ctl_open(sd_event *ev, const char *path, const struct ctl_ops *ops, void *arg,
 	     struct ctl **out);
+/*
+ * The socket's group: name (the configuration's sm.control-group), or
+ * loomd's own for NULL. Its members may ask. A name the host does not
+ * know is logged and the group stays as it was: -ENOENT.
+ */
+int ctl_set_group(struct ctl *c, const char *name);
 /* Stop listening, drop every connection, remove the socket (if still ours). NULL is fine. */
 void ctl_close(struct ctl *c);
 

@@ -99,6 +99,7 @@ static int reload(struct loomd *d, const char *who, FILE *out)
 		config_free(d->cfg);
 	}
 	d->cfg = c;
+	ctl_set_group(d->ctl, c->sm.control_group);
 	d->sw.o.config = c->file ? c : NULL;
 	d->agent.priority = c->sm.priority;
 	d->agent.sm_key = c->sm.sm_key;
@@ -476,6 +477,8 @@ static void ctl_start(struct loomd *d)
 			 "this loomd)", path, strerror(-r));
 	else
 		log_info("control socket %s: listening", path);
+	if (r == 0)
+		ctl_set_group(d->ctl, d->cfg ? d->cfg->sm.control_group : NULL);
 }
 
 static int run_daemon(struct loomd *d)

@@ -13,7 +13,8 @@
 # - a client that sends nothing does not hold up others, and garbage is
 #   refused;
 # - a user who is neither root nor in the socket's group is refused and
-#   logged (setpriv/runuser; skipped if neither exists);
+#   logged (setpriv/runuser; skipped if neither exists), and one in the group
+#   sm.control-group names (taken by a reload) may ask;
 # - SIGTERM: loomd exits 0 and removes its socket.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -182,6 +183,19 @@ if [ ${#asnobody[@]} -gt 0 ] && "${asnobody[@]}" test -x "$LOOM"; then
 	tap_check "... and logs the uid and pid" grep -qE 'refused uid 65534 gid 65534 \(pid [0-9]+\)' \
 		"$tmp/loomd.log"
 	chmod 0660 "$sock"
+	# sm.control-group, taken by a reload: nobody's group may ask.
+	if getent group nogroup >/dev/null; then
+		printf 'sm:\n  sweep-interval: 1s\n  priority: 5\n  control-group: nogroup\n' \
+			>"$tmp/loom.yaml"
+		"$LOOM" reload --control "$sock" >/dev/null 2>&1
+		tap_is "reload, control-group nogroup: the socket's group" "$(stat -c %G "$sock")" \
+			nogroup
+		out=$("${asnobody[@]}" "$LOOM" status --control "$sock" 2>&1)
+		tap_is "nobody, in the socket's group: may ask, exit 0" "$?" 0
+		tap_check "... and is answered" grep -q '^subnet: UP$' <<<"$out"
+	else
+		tap_check "control-group # SKIP no group nogroup on this host" true
+	fi
 else
 	tap_check "a refused peer # SKIP needs root, setpriv or runuser, and a loom nobody may run" true
 fi
