@@ -118,8 +118,9 @@ static void print_text(FILE *f, const struct ctl_status *s)
 			w->ms, w->up ? "" : ", not up");
 	}
 	fprintf(f, "SMPs: %" PRIu64 " sent, %" PRIu64 " retries, %" PRIu64 " timeouts, %" PRIu64
-		" failed, %" PRIu64 " answers dropped\n", s->smps, s->smp_retries,
-		s->smp_timeouts, s->smp_failed, s->mads_dropped);
+		" failed\n", s->smps, s->smp_retries, s->smp_timeouts, s->smp_failed);
+	fprintf(f, "answers dropped: %" PRIu64 " malformed, %" PRIu64 " unexpected, %" PRIu64
+		" late\n", s->dropped_malformed, s->dropped_unexpected, s->dropped_late);
 	fprintf(f, "SM agent: %" PRIu64 " traps, %" PRIu64 " SMInfo gets\n", s->traps,
 		s->sminfo_gets);
 	fprintf(f, "SA: %" PRIu64 " requests, %" PRIu64 " answered, %" PRIu64 " refused, %" PRIu64
@@ -165,11 +166,12 @@ static void print_json(FILE *f, const struct ctl_status *s)
 	}
 	fprintf(f, "], \"counters\": {\"smps_sent\": %" PRIu64 ", \"smp_retries\": %" PRIu64
 		", \"smp_timeouts\": %" PRIu64 ", \"smp_failed\": %" PRIu64
-		", \"mads_dropped\": %" PRIu64 ", \"traps\": %" PRIu64 ", \"sminfo_gets\": %" PRIu64
+		", \"dropped_malformed\": %" PRIu64 ", \"dropped_unexpected\": %" PRIu64
+		", \"dropped_late\": %" PRIu64 ", \"traps\": %" PRIu64 ", \"sminfo_gets\": %" PRIu64
 		", \"sa_requests\": %" PRIu64 ", \"sa_answered\": %" PRIu64
 		", \"sa_refused\": %" PRIu64 ", \"sa_dropped\": %" PRIu64 "}}\n",
-		s->smps, s->smp_retries, s->smp_timeouts, s->smp_failed, s->mads_dropped,
-		s->traps, s->sminfo_gets, s->sa_requests, s->sa_answered, s->sa_refused,
+		s->smps, s->smp_retries, s->smp_timeouts, s->smp_failed, s->dropped_malformed,
+		s->dropped_unexpected, s->dropped_late, s->traps, s->sminfo_gets, s->sa_requests, s->sa_answered, s->sa_refused,
 		s->sa_dropped);
 }
 

@@ -89,7 +89,8 @@ struct ctl_status {
 	unsigned n_sweeps;        /* in sweeps[], oldest first */
 	struct ctl_sweep sweeps[CTL_SWEEPS];
 	/* counters since start */
-	uint64_t smps, smp_timeouts, smp_retries, smp_failed, mads_dropped;
+	uint64_t smps, smp_timeouts, smp_retries, smp_failed;
+	uint64_t dropped_malformed, dropped_unexpected, dropped_late; /* answers dropped, why */
 	uint64_t traps, sminfo_gets;
 	uint64_t sa_requests, sa_answered, sa_refused, sa_dropped;
 };

@@ -430,8 +430,9 @@ static void ctl_status(void *arg, struct ctl_status *out)
 	out->smp_retries = t->retries;
 	out->smp_timeouts = t->timeouts;
 	out->smp_failed = t->failed;
-	for (unsigned i = 0; i < _TXN_DROP_MAX; i++)
-		out->mads_dropped += t->dropped[i];
+	out->dropped_malformed = t->dropped[TXN_DROP_MALFORMED];
+	out->dropped_unexpected = t->dropped[TXN_DROP_UNEXPECTED];
+	out->dropped_late = t->dropped[TXN_DROP_LATE];
 	out->traps = d->agent.traps;
 	out->sminfo_gets = d->agent.sminfo_gets;
 	out->sa_requests = d->sa.st.requests;

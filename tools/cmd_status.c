@@ -21,7 +21,12 @@
 #include "tools/loom.h"
 
 #define REPLY_MAX (1 << 20) /* a status report is a few kB; more is not loomd talking */
-#define ASK_MS 10000        /* for every reply but a sweep's */
+/*
+ * For every reply but a sweep's. A sweep runs inside loomd's loop, so a
+ * request that arrives during a heavy sweep of a large fabric is answered
+ * when that sweep ends.
+ */
+#define ASK_MS 60000
 
 static void closep(int *fd)
 {
@@ -210,26 +215,28 @@ static int parse(int argc, char **argv, void (*usage)(FILE *), struct ctl_args *
 static void status_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: loom status [--json] [--control PATH]\n\n"
+		"usage: loom status [--json] [--timeout S] [--control PATH]\n\n"
 		"What the running loomd is doing: SM state and priority, whether the subnet\n"
 		"is up (and why not), the routing engine, whether sweeps are paused, the\n"
 		"last sweeps, counters since start (SMPs, retries, timeouts, traps, SA\n"
 		"requests), uptime and version. Exit 0, or 2 when no loomd answers.\n\n"
 		"  --json          one JSON object instead of text\n"
+		"  --timeout S     how long to wait for the answer (default 60; loomd\n"
+		"                  answers after the sweep it may be running)\n"
 		"  --control PATH  loomd's control socket (default " CTL_DEFAULT_PATH ")\n");
 }
 
 int cmd_status(int argc, char **argv)
 {
-	struct ctl_args a = { 0 };
+	struct ctl_args a = { .ms = ASK_MS };
 	int r = parse(argc, argv, status_usage, &a);
 
-	if (r || a.heavy || a.pause || a.resume || a.ms) {
+	if (r || a.heavy || a.pause || a.resume) {
 		if (r == 0)
 			status_usage(stderr);
 		return r > 0 ? 0 : 1;
 	}
-	return ask("loom status", a.path, a.json ? CTL_STATUS_JSON : CTL_STATUS, ASK_MS);
+	return ask("loom status", a.path, a.json ? CTL_STATUS_JSON : CTL_STATUS, a.ms);
 }
 
 static void sweep_usage(FILE *f)
@@ -243,7 +250,7 @@ static void sweep_usage(FILE *f)
 		"maintenance window (a sweep asked for still runs); --resume releases them\n"
 		"and sweeps at once. Exit 0, 1 when loomd could not, 2 when none answers.\n\n"
 		"  --heavy         discover, route and program (default: a light sweep)\n"
-		"  --timeout S     how long to wait for the summary (default 300)\n"
+		"  --timeout S     how long to wait for the answer (default 300)\n"
 		"  --pause         hold sweeps until --resume\n"
 		"  --resume        release them\n"
 		"  --control PATH  loomd's control socket (default " CTL_DEFAULT_PATH ")\n");
@@ -266,29 +273,30 @@ int cmd_sweep(int argc, char **argv)
 	}
 	req = a.pause ? CTL_SWEEP_PAUSE : a.resume ? CTL_SWEEP_RESUME :
 	      a.heavy ? CTL_SWEEP_HEAVY : CTL_SWEEP;
-	return ask("loom sweep", a.path, req, a.pause || a.resume ? ASK_MS : a.ms);
+	return ask("loom sweep", a.path, req, a.ms);
 }
 
 static void reload_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: loom reload [--control PATH]\n\n"
+		"usage: loom reload [--timeout S] [--control PATH]\n\n"
 		"Have the running loomd read its configuration file again, as SIGHUP does:\n"
 		"a valid file is taken and a heavy sweep applies what changed; an invalid\n"
 		"one is refused with every error, and the running configuration stays.\n"
 		"Exit 0 taken, 1 refused, 2 when no loomd answers.\n\n"
+		"  --timeout S     how long to wait for the answer (default 60)\n"
 		"  --control PATH  loomd's control socket (default " CTL_DEFAULT_PATH ")\n");
 }
 
 int cmd_reload(int argc, char **argv)
 {
-	struct ctl_args a = { 0 };
+	struct ctl_args a = { .ms = ASK_MS };
 	int r = parse(argc, argv, reload_usage, &a);
 
-	if (r || a.json || a.heavy || a.pause || a.resume || a.ms) {
+	if (r || a.json || a.heavy || a.pause || a.resume) {
 		if (r == 0)
 			reload_usage(stderr);
 		return r > 0 ? 0 : 1;
 	}
-	return ask("loom reload", a.path, CTL_RELOAD, ASK_MS);
+	return ask("loom reload", a.path, CTL_RELOAD, a.ms);
 }

@@ -73,6 +73,8 @@ tap_check "loom status: the routing engine" grep -q '^routing: minhop$' "$tmp/st
 tap_diag "$(cat "$tmp/status")"
 sm=$(sim_run c sminfo 2>/dev/null)
 tap_check "sminfo (infiniband-diags) agrees: SMINFO_MASTER" grep -q 'SMINFO_MASTER' <<<"$sm"
+tap_is "loom status --json: that sminfo's SMInfo Get counted" \
+	"$(json 'j["counters"]["sminfo_gets"] >= 1')" True
 got=$(json '" ".join(str(x) for x in (j["sm"]["state"], j["subnet"]["up"], j["engine"],
 	j["sweeps_heavy"] >= 1, j["counters"]["smps_sent"] > 0, j["sweeps"][-1]["kind"],
 	j["paused"], j["uptime_s"] >= 0, j["version"] != ""))')

@@ -126,7 +126,7 @@ static void test_status(void **state)
 		.paused = true, .paused_since = 0, .heavy = 2, .light = 5, .n_sweeps = 1,
 		.sweeps = { { .heavy = true, .up = true, .when = 86400, .nodes = 10, .ports = 40,
 			      .changes = 3, .ms = 12, .smps = 77 } },
-		.smps = 1000, .smp_timeouts = 4, .sa_refused = 6,
+		.smps = 1000, .smp_timeouts = 4, .sa_refused = 6, .dropped_late = 9,
 	};
 	char *t;
 
@@ -139,6 +139,7 @@ static void test_status(void **state)
 	assert_non_null(strstr(t, "1970-01-02T00:00:00Z heavy 10 nodes, 40 ports, 3 changes, "
 				  "77 SMPs, 12 ms\n"));
 	assert_non_null(strstr(t, "SMPs: 1000 sent, 0 retries, 4 timeouts"));
+	assert_non_null(strstr(t, "answers dropped: 0 malformed, 0 unexpected, 9 late\n"));
 	free(t);
 	t = print(&s, true);
 	/* Quotes in user text are escaped: the object stays one JSON object. */
@@ -146,6 +147,7 @@ static void test_status(void **state)
 	assert_non_null(strstr(t, "\"why_not\": \"switch \\\"leaf\\\" does not answer\""));
 	assert_non_null(strstr(t, "\"sm\": {\"state\": \"master\", \"priority\": 7"));
 	assert_non_null(strstr(t, "\"sa_refused\": 6"));
+	assert_non_null(strstr(t, "\"dropped_late\": 9"));
 	assert_non_null(strstr(t, "{\"kind\": \"heavy\", \"time\": \"1970-01-02T00:00:00Z\""));
 	free(t);
 	s.up = true;
