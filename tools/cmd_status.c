@@ -132,7 +132,8 @@ static int ask(const char *prog, const char *path, enum ctl_req req, int ms)
 		return 2;
 	}
 	r = snprintf(line, sizeof(line), "%s\n", ctl_req_name(req));
-	if (write(fd, line, (size_t)r) != r) {
+	/* MSG_NOSIGNAL: a loomd that closed on us is an error message, not a SIGPIPE. */
+	if (send(fd, line, (size_t)r, MSG_NOSIGNAL) != r) {
 		fprintf(stderr, "%s: %s: sending '%s': %s\n", prog, path, ctl_req_name(req),
 			strerror(errno));
 		return 2;

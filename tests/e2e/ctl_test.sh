@@ -15,7 +15,8 @@
 # - a user who is neither root nor in the socket's group is refused and
 #   logged (setpriv/runuser; skipped if neither exists), and one in the group
 #   sm.control-group names (taken by a reload) may ask;
-# - SIGTERM: loomd exits 0 and removes its socket.
+# - SIGTERM: loomd exits 0 and removes its socket;
+# - a socket another program answers on is left alone, and loomd runs without one.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
@@ -209,4 +210,25 @@ tap_is "loomd stops on SIGTERM with status 0" "$rc" 0
 tap_check "its socket is gone" test ! -e "$sock"
 out=$(status 2>&1)
 tap_is "loomd gone: loom status exits 2" "$?" 2
+
+# Another program answers at the path: loomd leaves it alone and runs without a socket.
+busy=$tmp/run/busy
+python3 -c "
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4); time.sleep(60)" "$busy" &
+holder=$!
+for _ in $(seq 50); do [ -S "$busy" ] && break; sleep 0.1; done
+sim_run c --timeout 60 --out "$tmp/loomd2.log" "$LOOMD" -c "$tmp/loom.yaml" \
+	--state-dir "$tmp/state" --control "$busy" &
+bg=$!
+for _ in $(seq 100); do grep -q 'SUBNET UP' "$tmp/loomd2.log" 2>/dev/null && break; sleep 0.1; done
+tap_check "a live socket at the path: loomd says so and runs without one" \
+	grep -q "control socket $busy: another loomd answers there; running without one" \
+	"$tmp/loomd2.log"
+tap_check "... and reaches SUBNET UP" grep -q 'SUBNET UP' "$tmp/loomd2.log"
+sim_signal c TERM
+wait "$bg"
+tap_check "... and leaves the other's socket in place" test -S "$busy"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
 tap_done
