@@ -93,6 +93,9 @@ static int read_reply(int fd, int ms, char **out, size_t *len)
 			size += 8192;
 		}
 		r = read(fd, buf + n, size - n - 1);
+		/* loomd closed without reading all we sent (a refusal): its reply came first. */
+		if (r < 0 && errno == ECONNRESET && n)
+			break;
 		if (r < 0 && errno != EINTR)
 			return -errno;
 		if (r == 0)

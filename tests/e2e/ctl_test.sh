@@ -161,6 +161,12 @@ import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(sys.stdin.buffer.read())
 s.shutdown(socket.SHUT_WR); s.settimeout(10); print(s.recv(4096).decode().split("\n")[0])' "$sock")
 tap_check "an unknown request is refused" grep -q '^err not a request' <<<"$got"
+got=$(python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"status" + b" " * 200 + b"\n")
+s.settimeout(10); print(s.recv(4096).decode().split("\n")[0])' "$sock" 2>&1)
+tap_check "a request longer than 64 bytes is refused" grep -q '^err not a request' <<<"$got" ||
+	tap_diag "$got"
 
 # A user who may not ask: nobody, without root's group.
 asnobody=()
