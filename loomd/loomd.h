@@ -5,6 +5,8 @@
 /*
  * loomd's own pieces (not a library): its options, from the command line
  * and the configuration file (loomd_opts.c), for the daemon (loomd.c).
+ * The control socket: ctl.c serves it, ctl_proto.c is the wire contract
+ * that tools/cmd_status.c shares.
  */
 #include <limits.h>
 #include <stdbool.h>
