@@ -31,6 +31,7 @@
 #include "routing/route.h"
 #include "sa/sa.h"
 #include "loomd/agent.h"
+#include "loomd/cfgdiff.h"
 #include "loomd/ctl.h"
 #include "loomd/loomd.h"
 #include "loomd/sweep.h"
@@ -92,6 +93,13 @@ static int reload(struct loomd *d, const char *who, FILE *out)
 			who, path, r == -EINVAL ? "invalid configuration" : strerror(-r));
 		return r;
 	}
+	/* What it changes, for `loom reload`: before the old one goes. */
+	if (out) {
+		fprintf(out, "%s reloaded; a heavy sweep applies what changed%s\n", path,
+			ctl_paused(d->ctl) ? " when sweeps resume (paused)" : "");
+		if (d->cfg && cfgdiff_print(d->cfg, c, out) == 0)
+			fprintf(out, "no effective value changed\n");
+	}
 	if (d->cfg == d->sw.plan.config && d->cfg) {
 		config_free(d->cfg_planned);
 		d->cfg_planned = d->cfg;
@@ -105,9 +113,6 @@ static int reload(struct loomd *d, const char *who, FILE *out)
 	d->agent.sm_key = c->sm.sm_key;
 	log_info("%s: %s reloaded; a heavy sweep applies what changed%s", who, path,
 		 ctl_paused(d->ctl) ? " when sweeps resume" : "");
-	if (out)
-		fprintf(out, "%s reloaded; a heavy sweep applies what changed%s\n", path,
-			ctl_paused(d->ctl) ? " when sweeps resume (paused)" : "");
 	d->agent.resweep = true;
 	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
 	sd_event_source_set_time(d->sweep_timer, now);

@@ -285,8 +285,9 @@ static void reload_usage(FILE *f)
 	fprintf(f,
 		"usage: loom reload [--timeout S] [--control PATH]\n\n"
 		"Have the running loomd read its configuration file again, as SIGHUP does:\n"
-		"a valid file is taken and a heavy sweep applies what changed; an invalid\n"
-		"one is refused with every error, and the running configuration stays.\n"
+		"a valid file is taken and a heavy sweep applies what changed (printed as a\n"
+		"diff of the normalised configuration); an invalid one is refused with\n"
+		"every error, and the running configuration stays.\n"
 		"Exit 0 taken, 1 refused, 2 when no loomd answers.\n\n"
 		"  --timeout S     how long to wait for the answer (default 60)\n"
 		"  --control PATH  loomd's control socket (default " CTL_DEFAULT_PATH ")\n");

@@ -133,6 +133,12 @@ n=$(heavy)
 out=$("$LOOM" reload --control "$sock" 2>&1)
 tap_is "loom reload, good file: exit 0" "$?" 0
 tap_check "loom reload, good file: taken" grep -q 'loom.yaml reloaded' <<<"$out"
+tap_check "loom reload, good file: prints the diff it applied" \
+	diff <(printf ' sm:\n-  priority: 0\n+  priority: 5\n') <(tail -n +2 <<<"$out")
+tap_diag "$out"
+out=$("$LOOM" reload --control "$sock" 2>&1)
+tap_check "loom reload, the same file again: no change" grep -q '^no effective value changed$' \
+	<<<"$out"
 for _ in $(seq 100); do [ "$(heavy)" -gt "$n" ] && break; sleep 0.1; done
 tap_check "loom status: the new priority" bash -c "'$LOOM' status --control '$sock' |
 	grep -q '^SM: master, priority 5,'"
