@@ -41,6 +41,7 @@ struct ctl_conn {
 
 struct ctl {
 	sd_event *ev;
+	struct ctl_view view;
 	const struct ctl_ops *ops;
 	void *arg;
 	int fd;
@@ -111,7 +112,7 @@ static void status(struct ctl_conn *k, bool json)
 	FILE *f;
 	int r;
 
-	c->ops->status(c->arg, &s);
+	ctl_status_fill(&c->view, &s);
 	sd_event_now(c->ev, CLOCK_MONOTONIC, &now);
 	s.uptime_s = (now - c->started) / 1000000;
 	s.paused = c->paused;
@@ -422,22 +423,22 @@ static int listen_on(struct ctl *c)
 	return sd_event_add_io(c->ev, &c->listen, c->fd, EPOLLIN, on_listen, c);
 }
 
-int ctl_open(sd_event *ev, const char *path, const struct ctl_ops *ops, void *arg,
-	     struct ctl **out)
+static int ctl_new(sd_event *ev, const struct ctl_conf *conf, struct ctl **out)
 {
 	struct ctl *c;
 	int r;
 
-	if (strlen(path) >= sizeof(c->path))
+	if (strlen(conf->path) >= sizeof(c->path))
 		return -ENAMETOOLONG;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	c->ev = ev;
-	c->ops = ops;
-	c->arg = arg;
+	c->view = conf->view;
+	c->ops = conf->ops;
+	c->arg = conf->arg;
 	c->fd = -1;
-	snprintf(c->path, sizeof(c->path), "%s", path);
+	snprintf(c->path, sizeof(c->path), "%s", conf->path);
 	sd_event_now(ev, CLOCK_MONOTONIC, &c->started);
 	r = listen_on(c);
 	if (r < 0) {
@@ -446,6 +447,23 @@ int ctl_open(sd_event *ev, const char *path, const struct ctl_ops *ops, void *ar
 	}
 	*out = c;
 	return 0;
+}
+
+int ctl_open(sd_event *ev, const struct ctl_conf *conf, struct ctl **out)
+{
+	int r = ctl_new(ev, conf, out);
+
+	if (r == -EADDRINUSE)
+		log_warn("control socket %s: another loomd answers there; running without one "
+			 "(give this loomd its own with --control)", conf->path);
+	else if (r < 0)
+		log_warn("control socket %s: %s; running without one (loom status cannot reach "
+			 "this loomd)", conf->path, strerror(-r));
+	else
+		log_info("control socket %s: listening", conf->path);
+	if (r == 0)
+		ctl_set_group(*out, conf->group);
+	return r;
 }
 
 void ctl_close(struct ctl *c)

@@ -17,33 +17,57 @@
 #include "loomd/ctl_proto.h"
 
 struct ctl;
+struct agent;
+struct config;
+struct sa;
+struct sweeper;
+struct txn;
+
+/* What `loom status` reads, borrowed from the daemon for the socket's lifetime. */
+struct ctl_view {
+	const struct agent *agent;
+	const struct txn *x;
+	const struct sa *sa;
+	const struct sweeper *sw;
+	struct config *const *cfg; /* the configuration in force (a reload replaces it) */
+	const char *why_not;       /* the last heavy sweep's, "" when up */
+};
 
 struct ctl_ops {
-	/* Fill what `loom status` shows (sweeps and pause are filled by ctl). */
-	void (*status)(void *arg, struct ctl_status *out);
 	/* Sweep as soon as the loop can (heavy: a heavy sweep); ctl_answer() ends it. */
 	void (*sweep)(void *arg, bool heavy);
 	/*
 	 * Read the configuration file again, as SIGHUP does. Returns 0 when it
-	 * was taken, -errno when it was refused; what it has to say (each error
-	 * of a refused file) goes to out, one line each.
+	 * was taken, -errno when it was refused; what it has to say (the first
+	 * line a summary, then the diff or each error) goes to out.
 	 */
 	int (*reload)(void *arg, FILE *out);
 };
 
+struct ctl_conf {
+	const char *path;
+	const char *group; /* the configuration's sm.control-group; NULL: loomd's own */
+	struct ctl_view view;
+	const struct ctl_ops *ops;
+	void *arg;
+};
+
 /*
- * Listen on path (mode 0660; a stale socket there is removed, a live one
- * is left alone: -EADDRINUSE) and serve requests from ev. Who may ask:
- * root, loomd's own user, and members of the socket's group.
+ * Listen on conf->path (mode 0660, its group set with ctl_set_group; a
+ * stale socket there is removed, a live one is left alone: -EADDRINUSE)
+ * and serve requests from ev. Who may ask: root, loomd's own user, and
+ * members of the socket's group. Logs what it did: without a socket loomd
+ * runs on, and the log says why.
  */
-int ctl_open(sd_event *ev, const char *path, const struct ctl_ops *ops, void *arg,
-	     struct ctl **out);
+int ctl_open(sd_event *ev, const struct ctl_conf *conf, struct ctl **out);
 /*
  * The socket's group: name (the configuration's sm.control-group), or
  * loomd's own for NULL. Its members may ask. A name the host does not
  * know is logged and the group stays as it was: -ENOENT.
  */
 int ctl_set_group(struct ctl *c, const char *name);
+/* status's report from the view, but for what ctl keeps (sweeps, pause, uptime). */
+void ctl_status_fill(const struct ctl_view *v, struct ctl_status *out);
 /* Stop listening, drop every connection, remove the socket (if still ours). NULL is fine. */
 void ctl_close(struct ctl *c);
 

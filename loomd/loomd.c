@@ -415,37 +415,7 @@ static int run_once(struct loomd *d)
 	return 1;
 }
 
-/* The control socket's view of loomd (ctl.h). */
-static void ctl_status(void *arg, struct ctl_status *out)
-{
-	const struct loomd *d = arg;
-	const struct txn_stats *t = txn_stats(d->x);
-
-	out->version = PACKAGE_VERSION;
-	out->guid = d->agent.guid;
-	out->sm_state = d->agent.state;
-	out->priority = d->agent.priority;
-	out->up = d->sw.up;
-	snprintf(out->why_not, sizeof(out->why_not), "%s", d->why_not);
-	out->engine = d->sw.o.engine->name;
-	out->config = d->cfg && d->cfg->file ? d->cfg->file : NULL;
-	out->heavy = d->sw.heavy;
-	out->light = d->sw.light;
-	out->smps = t->sent;
-	out->smp_retries = t->retries;
-	out->smp_timeouts = t->timeouts;
-	out->smp_failed = t->failed;
-	out->dropped_malformed = t->dropped[TXN_DROP_MALFORMED];
-	out->dropped_unexpected = t->dropped[TXN_DROP_UNEXPECTED];
-	out->dropped_late = t->dropped[TXN_DROP_LATE];
-	out->traps = d->agent.traps;
-	out->sminfo_gets = d->agent.sminfo_gets;
-	out->sa_requests = d->sa.st.requests;
-	out->sa_answered = d->sa.st.answered;
-	out->sa_refused = d->sa.st.refused;
-	out->sa_dropped = d->sa.st.dropped + d->sa.st.wrong_key;
-}
-
+/* What the control socket asks of loomd (ctl.h); status reads struct ctl_view. */
 static void ctl_sweep(void *arg, bool heavy)
 {
 	struct loomd *d = arg;
@@ -462,30 +432,7 @@ static int ctl_reload(void *arg, FILE *out)
 	return reload(arg, "loom reload", out);
 }
 
-static const struct ctl_ops loomd_ctl_ops = {
-	.status = ctl_status, .sweep = ctl_sweep, .reload = ctl_reload,
-};
-
-/*
- * Without its control socket loomd still runs the subnet: an SM that
- * refused to start over a socket path would leave the fabric without one.
- */
-static void ctl_start(struct loomd *d)
-{
-	const char *path = d->o.control ? d->o.control : CTL_DEFAULT_PATH;
-	int r = ctl_open(d->ev, path, &loomd_ctl_ops, d, &d->ctl);
-
-	if (r == -EADDRINUSE)
-		log_warn("control socket %s: another loomd answers there; running without one "
-			 "(give this loomd its own with --control)", path);
-	else if (r < 0)
-		log_warn("control socket %s: %s; running without one (loom status cannot reach "
-			 "this loomd)", path, strerror(-r));
-	else
-		log_info("control socket %s: listening", path);
-	if (r == 0)
-		ctl_set_group(d->ctl, d->cfg ? d->cfg->sm.control_group : NULL);
-}
+static const struct ctl_ops loomd_ctl_ops = { .sweep = ctl_sweep, .reload = ctl_reload };
 
 static int run_daemon(struct loomd *d)
 {
@@ -510,7 +457,13 @@ static int run_daemon(struct loomd *d)
 	if (r >= 0)
 		r = sd_event_set_watchdog(d->ev, true);
 	if (r >= 0) {
-		ctl_start(d);
+		/* Without it loomd runs on (ctl_open says why): the subnet comes first. */
+		ctl_open(d->ev, &(struct ctl_conf){
+				.path = d->o.control ? d->o.control : CTL_DEFAULT_PATH,
+				.group = d->cfg ? d->cfg->sm.control_group : NULL,
+				.view = { .agent = &d->agent, .x = d->x, .sa = &d->sa, .sw = &d->sw,
+					  .cfg = &d->cfg, .why_not = d->why_not },
+				.ops = &loomd_ctl_ops, .arg = d }, &d->ctl);
 		r = loop(d);
 	}
 	sd_notify(0, "STOPPING=1");
