@@ -24,9 +24,11 @@
 #include "lib/cleanup.h"
 #include "lib/log.h"
 #include "loomd/ctl.h"
+#include "loomd/ctl_sock.h"
 
 #define CTL_CONNS 16     /* connections at once; more are turned away */
 #define CTL_READ_MS 2000 /* for the request line to arrive */
+#define CTL_WARN_BURST 10 /* warnings clients may cause a minute; more are counted */
 
 struct ctl_conn {
 	struct ctl *c;
@@ -47,8 +49,7 @@ struct ctl {
 	int fd;
 	sd_event_source *listen;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	dev_t dev; /* the socket file we made: removed at exit only if still there */
-	ino_t ino;
+	struct stat made; /* the socket file: removed at exit only if still this one */
 	gid_t group;
 	uint64_t started; /* CLOCK_MONOTONIC, µs */
 	bool paused;
@@ -56,7 +57,34 @@ struct ctl {
 	unsigned n_sweeps, next_sweep; /* sweeps[] is a ring; next_sweep is the oldest when full */
 	struct ctl_sweep sweeps[CTL_SWEEPS];
 	struct ctl_conn *conn[CTL_CONNS];
+	uint64_t warn_start; /* the minute peer_warn() counts in, µs */
+	unsigned warn_n, warn_dropped;
 };
+
+/*
+ * Warnings a client causes (refused, garbage, silent, too many): at most
+ * CTL_WARN_BURST a minute, so that a loop of bad clients cannot flood the
+ * journal; the rest are counted, and the count said when the minute ends.
+ */
+static bool peer_warn(struct ctl *c)
+{
+	uint64_t now = 0;
+
+	sd_event_now(c->ev, CLOCK_MONOTONIC, &now);
+	if (now - c->warn_start >= 60000000ULL) {
+		if (c->warn_dropped)
+			log_warn("control socket %s: %u more warnings about clients in the last "
+				 "minute not shown", c->path, c->warn_dropped);
+		c->warn_start = now;
+		c->warn_n = c->warn_dropped = 0;
+	}
+	if (c->warn_n < CTL_WARN_BURST) {
+		c->warn_n++;
+		return true;
+	}
+	c->warn_dropped++;
+	return false;
+}
 
 static void conn_free(struct ctl_conn *k)
 {
@@ -99,7 +127,12 @@ static void conn_replyf(struct ctl_conn *k, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		n = 0;
-	conn_reply(k, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	if ((size_t)n >= sizeof(buf)) {
+		/* Cut, but still a line: the client's head decoder needs its end. */
+		n = sizeof(buf) - 1;
+		buf[n - 1] = '\n';
+	}
+	conn_reply(k, buf, (size_t)n);
 }
 
 static void status(struct ctl_conn *k, bool json)
@@ -187,9 +220,10 @@ static void dispatch(struct ctl_conn *k)
 	enum ctl_req req;
 
 	if (k->refused) {
-		log_warn("control socket %s: refused uid %u gid %u (pid %d): neither root nor in "
-			 "the socket's group %u; connection closed", c->path, k->cred.uid,
-			 k->cred.gid, (int)k->cred.pid, c->group);
+		if (peer_warn(c))
+			log_warn("control socket %s: refused uid %u gid %u (pid %d): neither root "
+				 "nor in the socket's group %u; connection closed", c->path,
+				 k->cred.uid, k->cred.gid, (int)k->cred.pid, c->group);
 		conn_replyf(k, "err permission denied: uid %u is neither root nor in group %u\n",
 			    k->cred.uid, c->group);
 		return;
@@ -201,8 +235,9 @@ static void dispatch(struct ctl_conn *k)
 		return;
 	}
 	if (ctl_req_parse(k->buf, k->n, &req) < 0) {
-		log_warn("control socket: pid %d sent no request loomd knows (%zu bytes); closed",
-			 (int)k->cred.pid, k->n);
+		if (peer_warn(c))
+			log_warn("control socket: pid %d sent no request loomd knows (%zu bytes); "
+				 "closed", (int)k->cred.pid, k->n);
 		conn_replyf(k, "err not a request (status, status json, sweep, sweep heavy, "
 			    "sweep pause, sweep resume, reload)\n");
 		return;
@@ -259,8 +294,14 @@ static int on_conn_timeout(sd_event_source *s, uint64_t usec, void *arg)
 	struct ctl_conn *k = arg;
 
 	(void)s, (void)usec;
-	log_warn("control socket: pid %d sent no whole request within %d ms; closed",
-		 (int)k->cred.pid, CTL_READ_MS);
+	/* A peer that may not ask is told so, whatever it did not send. */
+	if (k->refused) {
+		dispatch(k);
+		return 0;
+	}
+	if (peer_warn(k->c))
+		log_warn("control socket: pid %d sent no whole request within %d ms; closed",
+			 (int)k->cred.pid, CTL_READ_MS);
 	conn_replyf(k, "err no request within %d ms\n", CTL_READ_MS);
 	return 0;
 }
@@ -313,8 +354,9 @@ static int conn_new(struct ctl *c, int fd)
 	 */
 	k->refused = !may_ask(c, fd, &k->cred);
 	if (slot == CTL_CONNS) {
-		log_warn("control socket: %u connections open already; pid %d turned away",
-			 CTL_CONNS, (int)k->cred.pid);
+		if (peer_warn(c))
+			log_warn("control socket: %u connections open already; pid %d turned away",
+				 CTL_CONNS, (int)k->cred.pid);
 		conn_replyf(k, "err busy: %u requests in progress; try again\n", CTL_CONNS);
 		return -EBUSY;
 	}
@@ -350,76 +392,12 @@ static int on_listen(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	}
 }
 
-/*
- * A socket file already at path: another loomd's (it answers a connect:
- * leave it, -EADDRINUSE) or a stale one from a loomd that died (remove
- * it). Anything that is not a socket is not ours to remove: -EEXIST.
- */
-static int clear_stale(const struct sockaddr_un *sa)
-{
-	struct stat st;
-	int fd, r;
-
-	if (lstat(sa->sun_path, &st) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISSOCK(st.st_mode))
-		return -EEXIST;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	r = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
-	r = r == 0 || errno == EAGAIN || errno == EINPROGRESS ? -EADDRINUSE : 0;
-	close(fd);
-	if (r == 0 && unlink(sa->sun_path) < 0 && errno != ENOENT)
-		r = -errno;
-	return r;
-}
-
-/* The folder path is in ("." for a bare name). */
-static void dir_of(const char *path, char *dir, size_t size)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		snprintf(dir, size, ".");
-	else if (slash == path)
-		snprintf(dir, size, "/");
-	else
-		snprintf(dir, size, "%.*s", (int)(slash - path), path);
-}
-
 static int listen_on(struct ctl *c)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char dir[sizeof(sa.sun_path)];
-	struct stat st;
-	mode_t old;
-	int r;
-
-	memcpy(sa.sun_path, c->path, sizeof(sa.sun_path));
-	/* /run/loom is systemd's RuntimeDirectory; started by hand, loomd makes it. */
-	dir_of(c->path, dir, sizeof(dir));
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	r = clear_stale(&sa);
-	if (r < 0)
-		return r;
-	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	c->fd = ctl_sock_listen(c->path, CTL_CONNS, &c->made);
 	if (c->fd < 0)
-		return -errno;
-	/* The mode from the start: no moment when others could connect. */
-	old = umask(0117);
-	r = bind(c->fd, (const struct sockaddr *)&sa, sizeof(sa));
-	umask(old);
-	if (r < 0)
-		return -errno;
-	if (stat(c->path, &st) < 0)
-		return -errno;
-	c->dev = st.st_dev;
-	c->ino = st.st_ino;
-	c->group = st.st_gid;
-	if (listen(c->fd, CTL_CONNS) < 0)
-		return -errno;
+		return c->fd;
+	c->group = c->made.st_gid;
 	return sd_event_add_io(c->ev, &c->listen, c->fd, EPOLLIN, on_listen, c);
 }
 
@@ -468,8 +446,6 @@ int ctl_open(sd_event *ev, const struct ctl_conf *conf, struct ctl **out)
 
 void ctl_close(struct ctl *c)
 {
-	struct stat st;
-
 	if (!c)
 		return;
 	for (unsigned i = 0; i < CTL_CONNS; i++)
@@ -480,11 +456,10 @@ void ctl_close(struct ctl *c)
 				conn_free(c->conn[i]);
 		}
 	sd_event_source_disable_unref(c->listen);
-	/* Only the file we made: a loomd started since may have put its own there. */
-	if (c->ino && stat(c->path, &st) == 0 && st.st_dev == c->dev && st.st_ino == c->ino)
-		unlink(c->path);
-	if (c->fd >= 0)
+	if (c->fd >= 0) {
+		ctl_sock_remove(c->path, &c->made);
 		close(c->fd);
+	}
 	free(c);
 }
 

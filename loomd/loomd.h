@@ -5,7 +5,8 @@
 /*
  * loomd's own pieces (not a library): its options, from the command line
  * and the configuration file (loomd_opts.c), for the daemon (loomd.c).
- * The control socket: ctl.c serves it, ctl_status.c gathers what status
+ * The control socket: ctl.c serves it, ctl_sock.c makes and removes its
+ * file, ctl_status.c gathers what status
  * shows, ctl_proto.c is the wire contract that tools/cmd_status.c shares;
  * cfgdiff.c is the diff `loom reload` prints.
  */
