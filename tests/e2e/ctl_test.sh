@@ -225,9 +225,11 @@ tap_is "loomd gone: loom status exits 2" "$?" 2
 
 # Another program answers at the path: loomd leaves it alone and runs without a socket.
 busy=$tmp/run/busy
+# Listening before the path appears, so that the path means a live socket.
 python3 -c "
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4); time.sleep(60)" "$busy" &
+import os, socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1] + '.new'); s.listen(4)
+os.rename(sys.argv[1] + '.new', sys.argv[1]); time.sleep(60)" "$busy" &
 holder=$!
 for _ in $(seq 50); do [ -S "$busy" ] && break; sleep 0.1; done
 sim_run c --timeout 60 --out "$tmp/loomd2.log" "$LOOMD" -c "$tmp/loom.yaml" \
