@@ -101,7 +101,8 @@ static void print_text(FILE *f, const struct ctl_status *s)
 		fprintf(f, "subnet: UP\n");
 	else
 		fprintf(f, "subnet: not up: %s\n", s->why_not[0] ? s->why_not : "no sweep has ended");
-	fprintf(f, "routing: %s\n", s->engine);
+	fprintf(f, "routing: %s%s%s\n", s->engine ? s->engine : "none has routed the fabric",
+		s->refused[0] ? "; refused by " : "", s->refused);
 	fprintf(f, "configuration: %s\n", s->config ? s->config : "(defaults)");
 	if (s->paused)
 		fprintf(f, "sweeps: paused since %s\n", iso_time(s->paused_since, t, sizeof(t)));
@@ -149,6 +150,8 @@ static void print_json(FILE *f, const struct ctl_status *s)
 	json_field_str(f, "why_not", s->up ? NULL : s->why_not);
 	fputs("}, ", f);
 	json_field_str(f, "engine", s->engine);
+	fputs(", ", f);
+	json_field_str(f, "refused", s->refused[0] ? s->refused : NULL);
 	fputs(", ", f);
 	json_field_str(f, "config", s->config);
 	fprintf(f, ", \"paused\": %s, ", s->paused ? "true" : "false");

@@ -81,7 +81,8 @@ struct ctl_status {
 	uint8_t priority;
 	bool up;                  /* SUBNET UP at the last heavy sweep */
 	char why_not[160];        /* why not, when !up */
-	const char *engine;
+	const char *engine;       /* the routing engine in use; NULL: none has routed */
+	char refused[256];        /* the engines that refused the fabric, and why */
 	const char *config;       /* the configuration file in force; NULL: defaults */
 	bool paused;
 	int64_t paused_since;     /* seconds since the epoch */

@@ -23,7 +23,10 @@ void ctl_status_fill(const struct ctl_view *v, struct ctl_status *out)
 	out->priority = v->agent->priority;
 	out->up = v->sw->up;
 	snprintf(out->why_not, sizeof(out->why_not), "%s", v->why_not);
-	out->engine = v->sw->o.engine->name;
+	/* The engine that routed the last heavy sweep, and those that refused before it. */
+	out->engine = v->sw->plan.engine ? v->sw->plan.engine->name : NULL;
+	if (v->sw->plan.n_refused)
+		plan_refused_str(&v->sw->plan, out->refused, sizeof(out->refused));
 	out->config = cfg && cfg->file ? cfg->file : NULL;
 	out->heavy = v->sw->heavy;
 	out->light = v->sw->light;

@@ -35,7 +35,6 @@
 #include "loomd/ctl.h"
 #include "loomd/loomd.h"
 #include "loomd/sweep.h"
-#include "tools/loom.h"
 
 #define ONCE_ATTEMPTS 5
 
@@ -166,6 +165,20 @@ static void log_sweep(struct loomd *d, const struct sweep_stats *st, bool say)
 						.ms = st->ms, .smps = st->smps });
 }
 
+/* systemctl status: up or not, and which engine routes (and which refused, why). */
+static void notify_status(const struct loomd *d)
+{
+	const struct plan *p = &d->sw.plan;
+	char refused[512] = "";
+
+	if (p->n_refused) {
+		strcpy(refused, "; refused by ");
+		plan_refused_str(p, refused + strlen(refused), sizeof(refused) - strlen(refused));
+	}
+	sd_notifyf(0, "STATUS=%s%s%s%s", d->sw.up ? "SUBNET UP" : "bringing the subnet up",
+		   p->engine ? "; routed with " : "", p->engine ? p->engine->name : "", refused);
+}
+
 static int heavy(struct loomd *d, struct sweep_stats *st)
 {
 	struct diag msgs = { .limit = 200 };
@@ -181,6 +194,10 @@ static int heavy(struct loomd *d, struct sweep_stats *st)
 	}
 	if (st->up)
 		d->agent.state = SMP_SM_MASTER;
+	for (unsigned i = 0; i < d->sw.events.n; i++)
+		log_info("event: %s", d->sw.events.msg[i]);
+	if (d->sw.events.dropped)
+		log_info("event: %u more not shown", d->sw.events.dropped);
 	log_sweep(d, st, true);
 	snprintf(d->why_not, sizeof(d->why_not), "%s", st->up ? "" : st->why_not);
 	sa_set_view(&d->sa, &(struct sa_view){ .sn = d->sw.sn, .live = &d->sw.live,
@@ -263,12 +280,12 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 		ctl_answer(d->ctl, r, line);
 	}
 	if (d->sw.up && !d->announced) {
-		sd_notify(0, "READY=1\nSTATUS=SUBNET UP");
+		sd_notify(0, "READY=1");
 		d->announced = true;
 	}
 	if (d->sw.mcast->dirty && d->sw.up)
 		mcast_pass(d);
-	sd_notify(0, d->sw.up ? "STATUS=SUBNET UP" : "STATUS=bringing the subnet up");
+	notify_status(d);
 	d->next_sweep = usec + (uint64_t)d->o.sweep_ms * 1000;
 	sd_event_source_set_time(s, d->next_sweep);
 	return 0;
@@ -484,8 +501,10 @@ static int setup(struct loomd *d)
 					    .file = d->o.lfts } };
 	int r;
 
-	so.engine = route_engine_find(d->o.engine);
-	if (!so.engine) {
+	char bad[64], chain[128];
+
+	r = route_chain_parse(d->o.engine, !d->o.no_fallback, &so.engines, bad, sizeof(bad));
+	if (r < 0) {
 		size_t n;
 		const struct route_engine *const *e = route_engine_list(&n);
 		char names[128] = "";
@@ -494,7 +513,7 @@ static int setup(struct loomd *d)
 			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 				 i ? ", " : "", e[i]->name);
 		log_err("routing engine '%s' (--routing or the configuration's sm.routing.engine) "
-			"is not available; this loomd has: %s", d->o.engine, names);
+			"is not available; this loomd has: %s, and auto", bad, names);
 		return -EINVAL;
 	}
 	if (mkdir(d->o.state_dir, 0755) < 0 && errno != EEXIST) {
@@ -543,14 +562,15 @@ static int setup(struct loomd *d)
 		log_err("%s: %s", d->guid2lid, strerror(-r));
 	else
 		log_info("on %s port %u, routing %s, LMC %u, state in %s%s", mad_umad_ca(d->u),
-			 mad_umad_port(d->u), so.engine->name, d->o.lmc, d->o.state_dir,
+			 mad_umad_port(d->u), route_chain_str(&so.engines, chain, sizeof(chain)),
+			 d->o.lmc, d->o.state_dir,
 			 d->sa_on ? ", SA on" : ", no SA");
 	return r;
 }
 
 int main(int argc, char **argv)
 {
-	struct loomd d = { .o = { .state_dir = DEFAULT_STATE_DIR, .engine = "minhop",
+	struct loomd d = { .o = { .state_dir = DEFAULT_STATE_DIR, .engine = "auto",
 				  .txn = TXN_OPTS_DEFAULT } };
 	enum log_level lvl = LOG_LVL_INFO;
 	int rc;

@@ -47,6 +47,7 @@ void sweeper_free(struct sweeper *s)
 	subnet_free(s->sn);
 	disc_live_free(&s->live);
 	plan_free(&s->plan);
+	diag_free(&s->events);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -78,9 +79,10 @@ static int plan_sweep(struct sweeper *s, struct subnet *sn, const struct disc_li
 		      struct plan *plan, struct sweep_stats *st, struct diag *msgs)
 {
 	struct plan_report rep = { .lids.msgs.limit = 32, .pkeys.limit = 32 };
-	struct plan_opts po = { .engine = s->o.engine, .route = s->o.route,
-				.config = s->o.config,
+	struct plan_opts po = { .engines = s->o.engines, .route = s->o.route,
+				.config = s->o.config, .vl_cap = qos_switch_vl_cap(sn, live),
 				.sm_port = plan_sm_port(sn, live->local_port) };
+	char names[128], refused[1024];
 	int r;
 
 	r = plan_build(sn, s->lids, &po, s->mcast, plan, &rep);
@@ -92,12 +94,17 @@ static int plan_sweep(struct sweeper *s, struct subnet *sn, const struct disc_li
 			diag_msg(msgs, "%s: cannot save the guid-to-LID map: %s; LIDs may change "
 				 "if loomd restarts before the next save", s->o.guid2lid, strerror(-w));
 	}
+	route_chain_str(&po.engines, names, sizeof(names));
+	plan_refused_str(plan, refused, sizeof(refused));
 	if (r == 0 && plan->route_err < 0) {
-		diag_msg(msgs, "routing (%s): %s; forwarding tables left as they are",
-			 s->o.engine->name, plan->why.msg);
+		diag_msg(msgs, "routing (%s): %s; forwarding tables left as they are", names,
+			 po.engines.n == 1 ? plan->why.msg : refused);
 		not_up(st, "routing failed");
-	} else if (r == 0 && plan->routes.stats.unreach) {
-		diag_msg(msgs, "routing (%s): %s", s->o.engine->name, plan->why.msg);
+	} else if (r == 0 && plan->n_refused) {
+		diag_msg(msgs, "routing: refused by %s; routed with %s", refused, plan->engine->name);
+	}
+	if (r == 0 && plan->engine && plan->routes.stats.unreach) {
+		diag_msg(msgs, "routing (%s): %s", plan->engine->name, plan->why.msg);
 		not_up(st, "%u LIDs unreachable from some switch", plan->routes.stats.unreach_lids);
 	}
 	copy_msgs(msgs, &rep.pkeys, "partitions");
@@ -117,7 +124,8 @@ static int program(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 				.subnet_prefix = s->o.subnet_prefix ? s->o.subnet_prefix :
 						 sn->subnet_prefix,
 				.pkeys = plan->have_pkeys ? &plan->pkeys : NULL,
-				.qos = plan->qos, .mcast = s->mcast };
+				.qos = plan->qos, .qos_knobs = plan->qos && plan->qos == plan->config,
+				.mcast = s->mcast };
 	int r;
 
 	if (!po.subnet_prefix)
@@ -136,6 +144,29 @@ static int program(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 		not_up(st, "%u linked ports not Active", prep.not_active);
 	prog_report_free(&prep);
 	return r;
+}
+
+struct event_ctx {
+	struct sweeper *s;
+	const struct subnet *cur;
+};
+
+static void on_event(void *arg, const struct diff_event *ev)
+{
+	struct event_ctx *c = arg;
+	char buf[320];
+
+	diag_msg(&c->s->events, "%s", diff_event_str(c->s->sn, c->cur, ev, buf, sizeof(buf)));
+}
+
+/* Name what changed since the last heavy sweep (nothing on the first: all of it is new). */
+static unsigned name_events(struct sweeper *s, const struct subnet *cur)
+{
+	struct event_ctx c = { s, cur };
+
+	diag_free(&s->events);
+	s->events = (struct diag){ .limit = SWEEP_MAX_EVENTS };
+	return s->sn ? diff_models(s->sn, cur, on_event, &c) : 0;
 }
 
 int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
@@ -172,6 +203,7 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 		disc_live_free(&live);
 		return r;
 	}
+	st->events = name_events(s, sn);
 	subnet_free(s->sn);
 	disc_live_free(&s->live);
 	s->sn = sn;

@@ -6,6 +6,7 @@
  * come through here, so they cannot drift apart.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "plan/plan.h"
@@ -59,6 +60,43 @@ static int sync_ipoib(const struct plan_opts *o, struct mcast *mc, struct plan_r
 	return r;
 }
 
+/* Each engine in turn until one routes; the refusals are kept, in order. */
+static void route(const struct subnet *sn, const struct plan_opts *o, struct plan *p)
+{
+	struct route_opts ro = o->route;
+	uint8_t cap = o->vl_cap ? o->vl_cap : 8;
+
+	/* vlayered spreads routes over VLs: never over more than every switch port has. */
+	if (!ro.vls || ro.vls > cap)
+		ro.vls = cap;
+	p->route_err = -EINVAL;
+	route_why_set(&p->why, "no routing engine configured");
+	for (unsigned i = 0; i < o->engines.n; i++) {
+		const struct route_engine *e = o->engines.e[i];
+
+		memset(&p->why, 0, sizeof(p->why));
+		p->route_err = e->route(sn, &ro, &p->routes, &p->why);
+		if (p->route_err >= 0) {
+			p->route_err = 0;
+			p->engine = e;
+			return;
+		}
+		route_out_free(&p->routes);
+		p->refused[p->n_refused++] = (struct plan_refusal){ e, p->why };
+	}
+}
+
+const char *plan_refused_str(const struct plan *p, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (unsigned i = 0; i < p->n_refused && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s: %s", i ? "; " : "",
+					p->refused[i].engine->name, p->refused[i].why.msg);
+	return buf;
+}
+
 int plan_build(struct subnet *sn, struct lid_map *lids, const struct plan_opts *o,
 	       struct mcast *mc, struct plan *out, struct plan_report *rep)
 {
@@ -71,10 +109,8 @@ int plan_build(struct subnet *sn, struct lid_map *lids, const struct plan_opts *
 	else if (r < 0)
 		return r;
 	p.sm_lid = sn->port[o->sm_port].lid;
-	p.route_err = o->engine->route(sn, &o->route, &p.routes, &p.why);
+	route(sn, o, &p);
 	if (p.route_err < 0) {
-		route_out_free(&p.routes);
-		memset(&p.routes, 0, sizeof(p.routes));
 		*out = p;
 		return 0;
 	}

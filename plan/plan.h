@@ -32,8 +32,13 @@
 #define PLAN_MAX_MSGS 32
 
 struct plan_opts {
-	const struct route_engine *engine;
+	struct route_chain engines;   /* tried in order until one routes the fabric */
 	struct route_opts route;      /* .lmc: the LMC of CA and router ports */
+	/*
+	 * Data VLs every switch port supports (PortInfo:VLCap); vlayered is kept
+	 * within them whatever route.vls says. 0: unknown (a topology file), 8.
+	 */
+	uint8_t vl_cap;
 	const struct config *config;  /* loom.yaml; NULL: none (no partitions) */
 	uint32_t sm_port;             /* the SM's model port: MasterSMLID, partition member "self" */
 };
@@ -51,8 +56,15 @@ struct plan_report {
 
 struct plan {
 	const struct config *config; /* what it was built from (o->config), borrowed */
-	int route_err;            /* 0, or the engine's -errno: it refused the fabric */
-	struct route_why why;     /* the engine's reason, or its summary */
+	const struct route_engine *engine; /* the engine that routed; NULL: every one refused */
+	int route_err;            /* 0, or the last engine's -errno: every engine refused */
+	struct route_why why;     /* the routing engine's summary, or the last refusal */
+	/* The engines tried before it (all of them when route_err), each with why it refused. */
+	struct plan_refusal {
+		const struct route_engine *engine;
+		struct route_why why;
+	} refused[ROUTE_CHAIN_MAX];
+	unsigned n_refused;
 	struct route_out routes;  /* empty (n_sw 0) when route_err */
 	bool have_pkeys;          /* partitions configured: pkeys is valid */
 	struct pkey_plan pkeys;
@@ -69,17 +81,21 @@ struct plan {
 
 /*
  * Plan sn: give its ports their LIDs from lids (the guid2lid map, updated;
- * saving it is the caller's), route with o->engine, then, when the engine
- * routed it, build the P_Key plan from o->config's partitions, pick the QoS
- * classes, and (mc not NULL) make sure the IPoIB broadcast group of every
- * partition exists in mc. An engine that refuses the fabric is not an error:
- * out->route_err says so and the later phases are skipped, as nothing can
- * be programmed. Returns 0, or -errno (-ENOMEM, -EINVAL for a bad LMC); on
- * failure out holds nothing to free. rep may list problems either way.
+ * saving it is the caller's), route with the first of o->engines that
+ * routes it (the engines before it refused: out->refused says why), build
+ * the P_Key plan from o->config's partitions, pick the QoS classes, and (mc
+ * not NULL) make sure the IPoIB broadcast group of every partition exists in
+ * mc. The choice depends only on sn and o, so two SMs with one
+ * configuration plan the same tables. Engines that all refuse the fabric are
+ * not an error: out->route_err says so, and nothing is to be programmed.
+ * Returns 0, or -errno (-ENOMEM, -EINVAL for a bad LMC); on failure out
+ * holds nothing to free. rep may list problems either way.
  */
 int plan_build(struct subnet *sn, struct lid_map *lids, const struct plan_opts *o,
 	       struct mcast *mc, struct plan *out, struct plan_report *rep);
 void plan_free(struct plan *p);
+/* "ftree: not a fat tree: ...; vlayered: ...": the refusals as one line. */
+const char *plan_refused_str(const struct plan *p, char *buf, size_t len);
 void plan_report_free(struct plan_report *rep);
 
 /*

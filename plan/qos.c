@@ -57,6 +57,24 @@ uint8_t qos_port_op_vls(const struct qos_view *v, uint32_t pi, uint8_t cap)
 	return vls;
 }
 
+uint8_t qos_switch_vl_cap(const struct subnet *sn, const struct disc_live *live)
+{
+	unsigned cap = 0;
+
+	for (uint32_t pi = 0; pi < sn->n_ports; pi++) {
+		const struct subnet_port *p = &sn->port[pi];
+		unsigned n;
+
+		if (!p->num || p->peer == SUBNET_NONE || !subnet_is_switch(sn, p->node) ||
+		    !live->port[pi].have_pi)
+			continue;
+		n = qos_vls_of(live->port[pi].pi.vl_cap);
+		if (!cap || n < cap)
+			cap = n;
+	}
+	return (uint8_t)cap;
+}
+
 /* The OperationalVLs code port pi runs: as read (and set) on a live fabric, else planned. */
 static uint8_t port_op_vls(const struct qos_view *v, uint32_t pi)
 {

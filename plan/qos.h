@@ -37,6 +37,8 @@ struct qos_view {
 int qos_port_class(const struct subnet *sn, uint32_t pi);
 /* IBA 14.2.5.6 OperationalVLs code -> data VLs: 1 -> 1, 2 -> 2, 3 -> 4, 4 -> 8, 5 -> 15. */
 unsigned qos_vls_of(uint8_t code);
+/* Data VLs every linked switch port supports (PortInfo:VLCap), 0 if none was read. */
+uint8_t qos_switch_vl_cap(const struct subnet *sn, const struct disc_live *live);
 /*
  * The OperationalVLs code port pi should run when cap is the lower VLCap code
  * of its two ends: the class's operational VLs within cap, raised to what the

@@ -31,12 +31,17 @@
 #include "tools/check_print.h"
 #include "tools/loom.h"
 
+/* Options given on the command line win over --config's sm.routing. */
+enum { ARG_ENGINE = 1, ARG_FALLBACK = 2, ARG_LMC = 4, ARG_VLS = 8, ARG_ROOTS = 16, ARG_LFTS = 32 };
+
 struct route_args {
 	const char *engine, *guid2lid, *topo, *config, *lfts;
 	unsigned lmc, threads, vls;
-	bool json, check, canon, pkeys, qos, sl;
+	bool json, check, canon, pkeys, qos, sl, no_fallback;
 	uint64_t roots[256]; /* --root: updn's root switches */
 	uint32_t n_roots;
+	unsigned set;         /* ARG_*: what the command line gave */
+	char engine_buf[128]; /* the configuration's engines, as --engine takes them */
 };
 
 static void route_usage(FILE *f)
@@ -45,7 +50,8 @@ static void route_usage(FILE *f)
 	const struct route_engine *const *e = route_engine_list(&n);
 
 	fprintf(f,
-		"usage: loom route [--engine E] [--lmc N] [--vls N] [--guid2lid FILE]\n"
+		"usage: loom route [--engine E[,E...]] [--fallback auto|none] [--lmc N] [--vls N]\n"
+		"                  [--guid2lid FILE]\n"
 		"                  [--json | --canon | --sl] [--check] [--root GUID]... TOPOFILE\n\n"
 		"Route a fabric without touching it: read TOPOFILE (ibnetdiscover output or\n"
 		"ibsim's form), assign LIDs as loomd does (a port keeps the LID the file\n"
@@ -53,11 +59,15 @@ static void route_usage(FILE *f)
 		"the engine loomd would use, and print every switch's table on stdout as\n"
 		"dump_lfts prints it, so it can be diffed against the live fabric. A summary\n"
 		"goes to stderr.\n\n"
-		"  --engine E       routing engine (default minhop):");
+		"  --engine E,...   routing engines tried in order until one routes the fabric,\n"
+		"                   as loomd tries them (default auto: ftree, vlayered,\n"
+		"                   updn). Engines:");
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, " %s", e[i]->name);
 	fprintf(f,
 		"\n"
+		"  --fallback M     auto (default): after --engine's engines, try auto's, as\n"
+		"                   loomd does; none: only --engine's\n"
 		"  --lmc N          2^N LIDs per CA port, 0-7 (default 0)\n"
 		"  --vls N          vlayered: the VLs it may spread routes over to break\n"
 		"                   credit loops, 1-8 (default 8); it uses as few as it needs\n"
@@ -98,6 +108,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		{ "qos", no_argument, NULL, 'q' },	      { "vls", required_argument, NULL, 'v' },
 		{ "lfts", required_argument, NULL, 'L' },   { "threads", required_argument, NULL, 't' },
 		{ "root", required_argument, NULL, 'r' },     { "sl", no_argument, NULL, 'S' },
+		{ "fallback", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },	      {}
 	};
 	char *end;
@@ -105,7 +116,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'e': a->engine = optarg; break;
+		case 'e': a->engine = optarg; a->set |= ARG_ENGINE; break;
 		case 'g': a->guid2lid = optarg; break;
 		case 'j': a->json = true; break;
 		case 'c': a->check = true; break;
@@ -114,7 +125,15 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		case 'p': a->pkeys = true; break;
 		case 'q': a->qos = true; break;
 		case 'S': a->sl = true; break;
-		case 'L': a->lfts = optarg; break;
+		case 'L': a->lfts = optarg; a->set |= ARG_LFTS; break;
+		case 'F':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "none")) {
+				fprintf(stderr, "loom route: --fallback '%s': want auto or none\n", optarg);
+				return 1;
+			}
+			a->no_fallback = !strcmp(optarg, "none");
+			a->set |= ARG_FALLBACK;
+			break;
 		case 't':
 			errno = 0;
 			a->threads = (unsigned)strtoul(optarg, &end, 10);
@@ -133,6 +152,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 				return 1;
 			}
 			a->n_roots++;
+			a->set |= ARG_ROOTS;
 			break;
 		case 'l':
 			errno = 0;
@@ -142,6 +162,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 					ROUTE_LMC_MAX);
 				return 1;
 			}
+			a->set |= ARG_LMC;
 			break;
 		case 'v':
 			errno = 0;
@@ -150,6 +171,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 				fprintf(stderr, "loom route: --vls '%s': want 1-8\n", optarg);
 				return 1;
 			}
+			a->set |= ARG_VLS;
 			break;
 		case 'h': route_usage(stdout); return 0;
 		default: route_usage(stderr); return 1;
@@ -193,6 +215,26 @@ static void progress_cb(void *ctx, const char *what, uint64_t done, uint64_t tot
 	fprintf(stderr, "%sloom route: %s: %" PRIu64 "/%" PRIu64 " (%.0f%%), %.1f s%s",
 		p->tty ? "\r" : "", what, done, total, total ? 100.0 * (double)done / (double)total : 0.0,
 		t - p->t0, p->tty ? "   " : "\n");
+}
+
+/* --config's sm.routing, under what the command line gave, as loomd takes it. */
+static void config_routing(struct route_args *a, const struct config *c)
+{
+	const struct config_sm *sm = &c->sm;
+
+	if (!(a->set & ARG_ENGINE))
+		a->engine = config_engines_str(sm, a->engine_buf, sizeof(a->engine_buf));
+	if (!(a->set & ARG_FALLBACK))
+		a->no_fallback = sm->routing.no_fallback;
+	if (!(a->set & ARG_LMC))
+		a->lmc = sm->routing.lmc;
+	if (!(a->set & ARG_VLS))
+		a->vls = sm->routing.vls;
+	if (!(a->set & ARG_LFTS) && sm->routing.file)
+		a->lfts = sm->routing.file;
+	if (!(a->set & ARG_ROOTS))
+		for (uint32_t i = 0; i < sm->routing.n_roots && a->n_roots < ARRAY_SIZE(a->roots); i++)
+			a->roots[a->n_roots++] = sm->routing.root[i].guid;
 }
 
 /* Model, configuration and LID map: 0, or the exit status (messages printed). */
@@ -249,16 +291,27 @@ static uint8_t vl_of_sl2vl(void *ctx, uint32_t node, uint8_t in, uint8_t out, ui
 }
 
 static void print_json(const struct route_args *a, const struct subnet *sn,
-		       const struct route_out *out, const struct check_report *rep,
+		       const struct plan *p, const struct check_report *rep,
 		       const struct diag *d, bool ok, double secs)
 {
+	const struct route_out *out = &p->routes;
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
 	printf("{\"topology\":");
 	json_str(stdout, a->topo);
 	printf(",\"engine\":");
-	json_str(stdout, a->engine);
+	json_str(stdout, p->engine->name);
+	/* The engines tried first, and why each refused the fabric. */
+	printf(",\"refused\":[");
+	for (unsigned i = 0; i < p->n_refused; i++) {
+		printf("%s{\"engine\":", i ? "," : "");
+		json_str(stdout, p->refused[i].engine->name);
+		printf(",\"why\":");
+		json_str(stdout, p->refused[i].why.msg);
+		printf("}");
+	}
+	printf("]");
 	printf(",\"lmc\":%u,\"max_lid\":%u,\"routing_seconds\":%.3f,\"peak_rss_kb\":%ld,"
 	       "\"vls_used\":%d,\"vls\":[", a->lmc, out->max_lid, secs, ru.ru_maxrss,
 	       rep->vls_used ? __builtin_popcount(rep->vls_used) : 1);
@@ -353,12 +406,13 @@ static void print_pkeys(const struct subnet *sn, const struct plan *p)
  * The dry run's SM is where ibsim puts it: the first node's first port.
  * 0, or the exit status (messages printed).
  */
-static int plan(const struct route_args *a, const struct route_engine *e, struct subnet *sn,
-		const struct config *c, struct lid_map *m, struct progress *prog, struct plan *out)
+static int plan(const struct route_args *a, const struct route_chain *engines,
+		struct subnet *sn, const struct config *c, struct lid_map *m, struct progress *prog,
+		struct plan *out)
 {
 	struct plan_report rep = { .lids.msgs.limit = LID_MAX_MSGS };
 	struct plan_opts po = {
-		.engine = e, .config = c, .sm_port = plan_sm_port(sn, 1),
+		.engines = *engines, .config = c, .sm_port = plan_sm_port(sn, 1),
 		.route = { .lmc = (uint8_t)a->lmc, .roots = a->roots, .n_roots = a->n_roots,
 			   .file = a->lfts, .threads = a->threads, .vls = (uint8_t)a->vls,
 			   .progress = progress_cb, .progress_ctx = prog },
@@ -385,8 +439,9 @@ int cmd_route(int argc, char **argv)
 	_cleanup_(config_freep) struct config *c = NULL;
 	_cleanup_(lid_map_freep) struct lid_map *m = NULL;
 	_cleanup_(plan_free) struct plan p = { 0 };
-	struct route_args a = { .engine = "minhop" };
-	const struct route_engine *e;
+	struct route_args a = { .engine = "auto" };
+	struct route_chain engines;
+	char bad[64], refused[1024];
 	struct check_report rep;
 	struct check_opts co = { 0 };
 	struct diag d = { .limit = DIAG_MAX };
@@ -399,26 +454,39 @@ int cmd_route(int argc, char **argv)
 	r = parse_args(argc, argv, &a);
 	if (r >= 0)
 		return r;
-	e = route_engine_find(a.engine);
-	if (!e) {
-		fprintf(stderr, "loom route: --engine '%s': no such engine (see --help)\n", a.engine);
+	if (route_chain_parse(a.engine, !a.no_fallback, &engines, bad, sizeof(bad)) < 0) {
+		fprintf(stderr, "loom route: --engine '%s': no such engine (see --help)\n", bad);
 		return 1;
 	}
 	r = prepare(&a, &sn, &c, &m);
 	if (r)
 		return r;
+	if (c) {
+		config_routing(&a, c);
+		if (route_chain_parse(a.engine, !a.no_fallback, &engines, bad, sizeof(bad)) < 0)
+			return 2; /* the configuration's names were checked when it was read */
+	}
 	t0 = now_s();
 	prog = (struct progress){ .t0 = t0, .tty = isatty(STDERR_FILENO) };
-	r = plan(&a, e, sn, c, m, &prog, &p);
+	r = plan(&a, &engines, sn, c, m, &prog, &p);
 	secs = now_s() - t0;
 	if (prog.shown && prog.tty)
 		fputc('\n', stderr);
 	if (r)
 		return r;
-	if (p.route_err < 0) {
-		fprintf(stderr, "loom route: %s: %s cannot route it: %s\n", a.topo, e->name, p.why.msg);
+	plan_refused_str(&p, refused, sizeof(refused));
+	if (p.route_err < 0 && engines.n == 1) {
+		fprintf(stderr, "loom route: %s: %s cannot route it: %s\n", a.topo, engines.e[0]->name,
+			p.why.msg);
 		return 2;
 	}
+	if (p.route_err < 0) {
+		fprintf(stderr, "loom route: %s: no engine can route it: %s\n", a.topo, refused);
+		return 2;
+	}
+	if (p.n_refused)
+		fprintf(stderr, "loom route: %s: refused by %s; routed with %s\n", a.topo, refused,
+			p.engine->name);
 	if (a.pkeys || a.qos) {
 		if (a.pkeys)
 			print_pkeys(sn, &p);
@@ -426,8 +494,8 @@ int cmd_route(int argc, char **argv)
 			print_qos(sn, &p);
 		return 0;
 	}
-	fprintf(stderr, "loom route: %s: %s: %u switches, %u LIDs, %.3f s; %s\n", a.topo, e->name,
-		p.routes.n_sw, p.routes.stats.dest_lids, secs, p.why.msg);
+	fprintf(stderr, "loom route: %s: %s: %u switches, %u LIDs, %.3f s; %s\n", a.topo,
+		p.engine->name, p.routes.n_sw, p.routes.stats.dest_lids, secs, p.why.msg);
 	if (a.json || a.check) {
 		if (p.routes.sl) { /* the SLs the engine chose, on the VLs its sl2vl gives */
 			co.sl = p.routes.sl;
@@ -443,7 +511,7 @@ int cmd_route(int argc, char **argv)
 		ok = check_ok(&rep) && rep.cdg_acyclic;
 	}
 	if (a.json)
-		print_json(&a, sn, &p.routes, &rep, &d, ok, secs);
+		print_json(&a, sn, &p, &rep, &d, ok, secs);
 	else if (a.sl)
 		print_sl(sn, &p.routes);
 	else {

@@ -28,7 +28,7 @@ topo=$srcdir/tests/topologies/2sw2path.topo
 sock=$tmp/run/control
 
 # A short interval: a light sweep would see a link go down within a second, unless paused.
-printf 'sm:\n  sweep-interval: 1s\n' >"$tmp/loom.yaml"
+printf 'sm:\n  routing: { engine: minhop }\n  sweep-interval: 1s\n' >"$tmp/loom.yaml"
 heavy() { grep -c 'sweep [0-9]* (heavy)' "$tmp/loomd.log"; }
 status() { "$LOOM" status --control "$sock" "$@"; }
 json() { # PYTHON-EXPR on the status object j
@@ -120,15 +120,15 @@ tap_check "loom status: sweeps running again" \
 	bash -c "'$LOOM' status --control '$sock' | grep -q '^sweeps: running$'"
 
 # reload: a broken file is refused with its place; a good one is taken.
-printf 'sm:\n  sweep-interval: 1s\n  priority: 99\n' >"$tmp/loom.yaml"
+printf 'sm:\n  routing: { engine: minhop }\n  sweep-interval: 1s\n  priority: 99\n' >"$tmp/loom.yaml"
 out=$("$LOOM" reload --control "$sock" 2>&1)
 tap_is "loom reload, broken file: exit 1" "$?" 1
 tap_diag "$out"
-tap_check "loom reload, broken file: says where and what" grep -q 'loom.yaml:3:[0-9]*: .*priority' \
+tap_check "loom reload, broken file: says where and what" grep -q 'loom.yaml:4:[0-9]*: .*priority' \
 	<<<"$out"
 tap_check "loom reload, broken file: the running configuration stays" grep -q 'stays in force' \
 	<<<"$out"
-printf 'sm:\n  sweep-interval: 1s\n  priority: 5\n' >"$tmp/loom.yaml"
+printf 'sm:\n  routing: { engine: minhop }\n  sweep-interval: 1s\n  priority: 5\n' >"$tmp/loom.yaml"
 n=$(heavy)
 out=$("$LOOM" reload --control "$sock" 2>&1)
 tap_is "loom reload, good file: exit 0" "$?" 0
@@ -158,7 +158,8 @@ status >/dev/null 2>&1
 rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
 tap_is "a silent client connected: loom status still answers" "$rc" 0
-tap_check "... within a second (${ms} ms)" test "$ms" -lt 1000
+# The silent client is closed after 2 s: an answer before that did not wait for it.
+tap_check "... before the silent one's 2 s are up (${ms} ms)" test "$ms" -lt 1800
 wait "$slow"
 tap_check "the silent client is closed after its timeout" grep -q '^err no request within' \
 	"$tmp/slow"
@@ -200,8 +201,8 @@ if [ ${#asnobody[@]} -gt 0 ] && "${asnobody[@]}" test -x "$LOOM"; then
 	chmod 0660 "$sock"
 	# sm.control-group, taken by a reload: nobody's group may ask.
 	if getent group nogroup >/dev/null; then
-		printf 'sm:\n  sweep-interval: 1s\n  priority: 5\n  control-group: nogroup\n' \
-			>"$tmp/loom.yaml"
+		printf 'sm:\n  routing: { engine: minhop }\n  sweep-interval: 1s\n  priority: 5\n%s\n' \
+			'  control-group: nogroup' >"$tmp/loom.yaml"
 		"$LOOM" reload --control "$sock" >/dev/null 2>&1
 		tap_is "reload, control-group nogroup: the socket's group" "$(stat -c %G "$sock")" \
 			nogroup

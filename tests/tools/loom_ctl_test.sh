@@ -35,7 +35,7 @@ while not req.endswith(b"\n"):
     req += b
 open(sys.argv[2], "wb").write(req)
 if sys.argv[3] == "silent":
-    time.sleep(3)
+    time.sleep(20)
 else:
     c.sendall(sys.argv[3].encode().decode("unicode_escape").encode())
 c.close()
@@ -102,9 +102,12 @@ serve silent
 start=$SECONDS
 "$LOOM" sweep --timeout 1 --control "$sock" >/dev/null 2>"$tmp/err"
 rc=$?
+took=$((SECONDS - start))
+kill "$fake" 2>/dev/null
 done_fake
 tap_is "no reply within --timeout 1: exit 2" "$rc" 2
-tap_check "... after about a second" test $((SECONDS - start)) -le 3
+# The stand-in would answer (by closing) only after 20 s; a loaded machine may be slow.
+tap_check "... after about a second, not 20 ($took s)" test "$took" -le 6
 tap_check "... saying so" grep -q "no whole reply to 'sweep' within 1 s" "$tmp/err"
 
 # Command lines.

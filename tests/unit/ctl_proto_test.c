@@ -132,6 +132,7 @@ static void test_status(void **state)
 
 	(void)state;
 	snprintf(s.why_not, sizeof(s.why_not), "switch \"leaf\" does not answer");
+	snprintf(s.refused, sizeof(s.refused), "ftree: not a fat tree");
 	t = print(&s, false);
 	assert_non_null(strstr(t, "SM: master, priority 7, port GUID 0x0002c90300000001\n"));
 	assert_non_null(strstr(t, "subnet: not up: switch \"leaf\" does not answer\n"));
@@ -139,6 +140,7 @@ static void test_status(void **state)
 	assert_non_null(strstr(t, "1970-01-02T00:00:00Z heavy 10 nodes, 40 ports, 3 changes, "
 				  "77 SMPs, 12 ms\n"));
 	assert_non_null(strstr(t, "SMPs: 1000 sent, 0 retries, 4 timeouts"));
+	assert_non_null(strstr(t, "routing: updn; refused by ftree: not a fat tree\n"));
 	assert_non_null(strstr(t, "answers dropped: 0 malformed, 0 unexpected, 9 late\n"));
 	free(t);
 	t = print(&s, true);
@@ -148,6 +150,7 @@ static void test_status(void **state)
 	assert_non_null(strstr(t, "\"sm\": {\"state\": \"master\", \"priority\": 7"));
 	assert_non_null(strstr(t, "\"sa_refused\": 6"));
 	assert_non_null(strstr(t, "\"dropped_late\": 9"));
+	assert_non_null(strstr(t, "\"engine\": \"updn\", \"refused\": \"ftree: not a fat tree\""));
 	assert_non_null(strstr(t, "{\"kind\": \"heavy\", \"time\": \"1970-01-02T00:00:00Z\""));
 	free(t);
 	s.up = true;
