@@ -231,7 +231,8 @@ static void s_control_group(struct pctx *p, const struct ynode *v, void *obj)
 				       "0123456789_.-") != n || s[0] == '-' ||
 	    (s[0] >= '0' && s[0] <= '9')) {
 		perr(p, v, "%s is not a group name (allowed: 1-32 letters, digits, '_', '.', "
-			   "'-', not starting with a digit or '-')", parse_quote(p, v, q, sizeof(q)));
+			   "'-', not starting with a digit or '-')",
+		     parse_quote(p, v, q, sizeof(q)));
 		free(s);
 		return;
 	}

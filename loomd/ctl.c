@@ -110,7 +110,8 @@ static void conn_reply(struct ctl_conn *k, const char *text, size_t len)
 
 	if (r < 0 || (size_t)r != len)
 		log_debug("control socket: reply to pid %d cut short (%zd of %zu bytes: %s); "
-			  "closing", (int)k->cred.pid, r, len, r < 0 ? strerror(errno) : "buffer full");
+			  "closing", (int)k->cred.pid, r, len,
+			  r < 0 ? strerror(errno) : "buffer full");
 	conn_free(k);
 }
 
@@ -476,9 +477,10 @@ int ctl_set_group(struct ctl *c, const char *name)
 		r = getgrnam_r(name, &gr, buf, sizeof(buf), &res);
 		if (r || !res) {
 			r = r ? -r : -ENOENT;
-			log_warn("control socket %s: control-group '%s': %s; the socket keeps group "
-				 "%u", c->path, name, r == -ENOENT ? "no such group on this host" :
-				 strerror(-r), c->group);
+			log_warn("control socket %s: control-group '%s': %s; the socket keeps "
+				 "group %u", c->path, name,
+				 r == -ENOENT ? "no such group on this host" : strerror(-r),
+				 c->group);
 			return r;
 		}
 		gid = gr.gr_gid;

@@ -100,7 +100,8 @@ static void print_text(FILE *f, const struct ctl_status *s)
 	if (s->up)
 		fprintf(f, "subnet: UP\n");
 	else
-		fprintf(f, "subnet: not up: %s\n", s->why_not[0] ? s->why_not : "no sweep has ended");
+		fprintf(f, "subnet: not up: %s\n",
+			s->why_not[0] ? s->why_not : "no sweep has ended");
 	fprintf(f, "routing: %s%s%s\n", s->engine ? s->engine : "none has routed the fabric",
 		s->refused[0] ? "; refused by " : "", s->refused);
 	fprintf(f, "configuration: %s\n", s->config ? s->config : "(defaults)");
@@ -155,7 +156,8 @@ static void print_json(FILE *f, const struct ctl_status *s)
 	fputs(", ", f);
 	json_field_str(f, "config", s->config);
 	fprintf(f, ", \"paused\": %s, ", s->paused ? "true" : "false");
-	json_field_str(f, "paused_since", s->paused ? iso_time(s->paused_since, t, sizeof(t)) : NULL);
+	json_field_str(f, "paused_since",
+		       s->paused ? iso_time(s->paused_since, t, sizeof(t)) : NULL);
 	fprintf(f, ", \"sweeps_heavy\": %u, \"sweeps_light\": %u, \"sweeps\": [", s->heavy,
 		s->light);
 	for (unsigned i = 0; i < s->n_sweeps && i < CTL_SWEEPS; i++) {
@@ -174,8 +176,8 @@ static void print_json(FILE *f, const struct ctl_status *s)
 		", \"sa_requests\": %" PRIu64 ", \"sa_answered\": %" PRIu64
 		", \"sa_refused\": %" PRIu64 ", \"sa_dropped\": %" PRIu64 "}}\n",
 		s->smps, s->smp_retries, s->smp_timeouts, s->smp_failed, s->dropped_malformed,
-		s->dropped_unexpected, s->dropped_late, s->traps, s->sminfo_gets, s->sa_requests, s->sa_answered, s->sa_refused,
-		s->sa_dropped);
+		s->dropped_unexpected, s->dropped_late, s->traps, s->sminfo_gets, s->sa_requests,
+		s->sa_answered, s->sa_refused, s->sa_dropped);
 }
 
 int ctl_status_print(FILE *f, const struct ctl_status *s, bool json)

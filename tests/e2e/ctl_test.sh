@@ -60,7 +60,8 @@ sim_run c --timeout 300 --out "$tmp/loomd.log" "$LOOMD" -c "$tmp/loom.yaml" \
 	--state-dir "$tmp/state" --control "$sock" &
 bg=$!
 tap_check "loom status reports SUBNET UP" wait_up
-tap_check "the stale socket was replaced (loomd listens)" grep -q "control socket $sock: listening" \
+tap_check "the stale socket was replaced (loomd listens)" \
+	grep -q "control socket $sock: listening" \
 	"$tmp/loomd.log"
 tap_is "the socket is mode 0660" "$(stat -c %a "$sock")" 660
 
@@ -120,7 +121,8 @@ tap_check "loom status: sweeps running again" \
 	bash -c "'$LOOM' status --control '$sock' | grep -q '^sweeps: running$'"
 
 # reload: a broken file is refused with its place; a good one is taken.
-printf 'sm:\n  routing: { engine: minhop }\n  sweep-interval: 1s\n  priority: 99\n' >"$tmp/loom.yaml"
+printf 'sm:\n  routing: { engine: minhop }\n  sweep-interval: 1s\n  priority: 99\n' \
+	>"$tmp/loom.yaml"
 out=$("$LOOM" reload --control "$sock" 2>&1)
 tap_is "loom reload, broken file: exit 1" "$?" 1
 tap_diag "$out"
@@ -196,12 +198,14 @@ if [ ${#asnobody[@]} -gt 0 ] && "${asnobody[@]}" test -x "$LOOM"; then
 	tap_is "nobody, socket opened to all: loomd refuses, exit 1" "$rc" 1
 	tap_check "... saying why" grep -q 'permission denied: uid 65534' <<<"$out"
 	tap_diag "$out"
-	tap_check "... and logs the uid and pid" grep -qE 'refused uid 65534 gid 65534 \(pid [0-9]+\)' \
+	tap_check "... and logs the uid and pid" \
+		grep -qE 'refused uid 65534 gid 65534 \(pid [0-9]+\)' \
 		"$tmp/loomd.log"
 	chmod 0660 "$sock"
 	# sm.control-group, taken by a reload: nobody's group may ask.
 	if getent group nogroup >/dev/null; then
-		printf 'sm:\n  routing: { engine: minhop }\n  sweep-interval: 1s\n  priority: 5\n%s\n' \
+		printf 'sm:\n  routing: { engine: minhop }\n  sweep-interval: 1s\n%s\n%s\n' \
+			'  priority: 5' \
 			'  control-group: nogroup' >"$tmp/loom.yaml"
 		"$LOOM" reload --control "$sock" >/dev/null 2>&1
 		tap_is "reload, control-group nogroup: the socket's group" "$(stat -c %G "$sock")" \
@@ -213,7 +217,8 @@ if [ ${#asnobody[@]} -gt 0 ] && "${asnobody[@]}" test -x "$LOOM"; then
 		tap_check "control-group # SKIP no group nogroup on this host" true
 	fi
 else
-	tap_check "a refused peer # SKIP needs root, setpriv or runuser, and a loom nobody may run" true
+	tap_check "a refused peer # SKIP needs root, setpriv or runuser, a loom nobody may run" \
+		true
 fi
 
 sim_signal c TERM

@@ -81,7 +81,8 @@ serve 'err reload refused: a.yaml: invalid configuration\na.yaml:3:1: bad\n'
 rc=$?
 done_fake
 tap_is "err: exit 1" "$rc" 1
-tap_check "err: the reason on stderr" grep -q "^loom reload: loomd refused 'reload': reload refused: a.yaml" \
+tap_check "err: the reason on stderr" \
+	grep -q "^loom reload: loomd refused 'reload': reload refused: a.yaml" \
 	"$tmp/err"
 tap_check "err: the details on stderr too" grep -q '^a.yaml:3:1: bad$' "$tmp/err"
 tap_check "err: nothing on stdout" test ! -s "$tmp/out"

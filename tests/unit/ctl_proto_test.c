@@ -59,8 +59,8 @@ static void test_bad_requests(void **state)
 {
 	static const char *const bad[] = {
 		"", "\n", "stat\n", "Status\n", "status \n", " status\n", "status  json\n",
-		"status\r\n", "sweep heavy\nstatus\n", "status\n\n", "sweep light\n", "reload now\n",
-		"sweepheavy\n",
+		"status\r\n", "sweep heavy\nstatus\n", "status\n\n", "sweep light\n",
+		"reload now\n", "sweepheavy\n",
 	};
 	char longline[CTL_REQ_MAX + 8];
 	enum ctl_req r = CTL_RELOAD;
