@@ -81,6 +81,7 @@ void config_free(struct config *c)
 	free(c->sm.routing.root);
 	free(c->sm.routing.file);
 	free(c->sm.state_dir);
+	free(c->sm.control_group);
 	free(c->file);
 	free(c);
 }
@@ -218,6 +219,7 @@ static bool sm_equal(const struct config_sm *a, const struct config_sm *b)
 	    a->routing.no_fallback != b->routing.no_fallback || a->routing.lmc != b->routing.lmc ||
 	    a->routing.vls != b->routing.vls || a->routing.n_roots != b->routing.n_roots ||
 	    !str_eq(a->routing.file, b->routing.file) || !str_eq(a->state_dir, b->state_dir) ||
+	    !str_eq(a->control_group, b->control_group) ||
 	    a->mad.window != b->mad.window || a->mad.timeout_us != b->mad.timeout_us ||
 	    a->mad.retries != b->mad.retries || a->subnet_prefix != b->subnet_prefix ||
 	    a->m_key != b->m_key || a->m_key_lease_s != b->m_key_lease_s ||

@@ -15,6 +15,9 @@ static const struct {
 	{ "config", cmd_config, "check loom.yaml, print the normalised configuration" },
 	{ "route", cmd_route, "dry-run routing: the LFTs loomd would program, as dump_lfts" },
 	{ "verify", cmd_verify, "judge dump_lfts tables: reachability, loops, load, credit loops" },
+	{ "status", cmd_status, "what the running loomd is doing (its control socket)" },
+	{ "sweep", cmd_sweep, "ask loomd for a sweep, or pause and resume its sweeps" },
+	{ "reload", cmd_reload, "have loomd read its configuration again, as SIGHUP does" },
 };
 
 static void usage(FILE *f)
