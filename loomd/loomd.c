@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
@@ -516,6 +517,15 @@ static int setup(struct loomd *d)
 			"is not available; this loomd has: %s, and auto", bad, names);
 		return -EINVAL;
 	}
+	/* The file engine's tables are read at every sweep: missing, no sweep could route. */
+	for (unsigned i = 0; i < so.engines.n; i++)
+		if (so.engines.e[i] == &route_file &&
+		    (!d->o.lfts || access(d->o.lfts, R_OK) < 0)) {
+			log_err("routing engine file: %s%s%s; give its dump_lfts text with --lfts or "
+				"sm.routing.file; not starting", d->o.lfts ? d->o.lfts : "no tables given",
+				d->o.lfts ? ": " : "", d->o.lfts ? strerror(errno) : "");
+			return -EINVAL;
+		}
 	if (mkdir(d->o.state_dir, 0755) < 0 && errno != EEXIST) {
 		log_err("state dir %s: %s; give another with --state-dir", d->o.state_dir,
 			strerror(errno));
@@ -578,7 +588,7 @@ int main(int argc, char **argv)
 	if (loomd_parse_args(argc, argv, &d.o, &lvl) < 0)
 		return 1;
 	if (d.o.check_config)
-		return config_check_run("loomd", d.o.config, true);
+		return loomd_check_config(&d.o);
 	log_init("loomd", lvl);
 	if (loomd_apply_config(&d.o, &d.cfg) < 0)
 		return 1;

@@ -10,6 +10,7 @@
  *   loomd.c       setup, the sd-event loop (umad fd, sweep timer, signals),
  *                 SIGHUP reload, systemd notify and watchdog, --once
  *   loomd_opts.c  the command line, then the configuration file under it
+ *   check.c       --check-config: the file under the options, checked and printed
  *   sweep.c       heavy and light sweeps: discover, plan_build(), program (sweep.h)
  *   agent.c       the SM's own agent: SMInfo and Traps answered, mid-sweep too
  *                 (agent.h)
@@ -74,5 +75,10 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
  * did not set comes from the file; *keep is the configuration in force.
  */
 int loomd_apply_config(struct loomd_opts *o, struct config **keep);
+/*
+ * --check-config (check.c): the file under the options, checked and printed as
+ * loomd would run with it. The exit status: 0 valid, 1 invalid, 2 unreadable.
+ */
+int loomd_check_config(const struct loomd_opts *o);
 
 #endif
