@@ -70,7 +70,7 @@ struct loomd {
  * differ are sent); an invalid one is reported and changes nothing. What
  * happened is logged, and written to out too when a client asked.
  */
-static int reload(struct loomd *d, const char *who, FILE *out)
+static int reload_file(struct loomd *d, const char *who, FILE *out)
 {
 	struct config *c = NULL;
 	struct diag msgs = { 0 };
@@ -117,6 +117,26 @@ static int reload(struct loomd *d, const char *who, FILE *out)
 	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
 	sd_event_source_set_time(d->sweep_timer, now);
 	return 0;
+}
+
+/*
+ * systemd's reload protocol (sd_notify(3)): RELOADING=1 with the time, then
+ * READY=1 when done, whether the file was taken or refused, so that
+ * `systemctl reload` returns once loomd has read the file.
+ */
+static int reload(struct loomd *d, const char *who, FILE *out)
+{
+	struct timespec ts;
+	int r;
+
+	if (!d->announced) /* not READY yet: the first SUBNET UP says it */
+		return reload_file(d, who, out);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
+		   (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000);
+	r = reload_file(d, who, out);
+	sd_notify(0, "READY=1");
+	return r;
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
