@@ -13,12 +13,14 @@
  * root is the switch whose farthest host is nearest (then the least total
  * hops to all hosts, then the lowest GUID). Several roots must leave every
  * two host switches a common root above both, or some host pairs would have
- * no legal route: if they do not (a badly degraded tree), the piece gets one
- * root instead, its hosts' centre by the same rule. Pieces without a given
- * root get found ones.
+ * no legal route. On a degraded tree they often do not; then a few switches
+ * are lowered below a neighbour that bridges (updn_cover.c) until they do,
+ * and only if that fails the piece gets one root instead, its hosts' centre
+ * by the same rule. Pieces without a given root get found ones.
  *
  * Up and down. Ranks are hop distances from the nearest root. Switches are
- * ordered by (rank, GUID, and for duplicate GUIDs model order); a link goes
+ * ordered by (rank, GUID, and for duplicate GUIDs model order), but for
+ * the bridges and the switches lowered below them; a link goes
  * up towards the switch earlier in that order. The order is total, so the up
  * links form no cycle, and a route that never goes up after going down (up*
  * then down*) cannot take part in a credit loop.
@@ -66,7 +68,7 @@
 static void ud_free(struct ud *m)
 {
 	void *p[] = { m->adj_off, m->adj_nbr, m->adj_port, m->load, m->stamp, m->ncas,
-		      m->comp, m->comp_off, m->comp_sw, m->is_root, m->rank, m->ord,
+		      m->comp, m->comp_off, m->comp_sw, m->is_root, m->sub, m->rank, m->ord,
 		      m->by_ord, m->dn, m->lg, m->len, m->dist, m->tmp, m->queue, m->pick,
 		      m->cnt, m->mode, m->forced, m->ncand, m->cand };
 
@@ -95,6 +97,7 @@ static int alloc_all(struct ud *m, uint32_t e)
 	m->comp_off = calloc(n, sizeof(uint32_t));
 	m->comp_sw = malloc(n * sizeof(uint32_t));
 	m->is_root = calloc(n, 1);
+	m->sub = calloc(n, 1);
 	m->rank = malloc(n * sizeof(uint32_t));
 	m->ord = malloc(n * sizeof(uint32_t));
 	m->by_ord = malloc(n * sizeof(uint32_t));
@@ -110,7 +113,7 @@ static int alloc_all(struct ud *m, uint32_t e)
 	m->forced = malloc(n);
 	m->ncand = malloc(n * sizeof(uint16_t));
 	if (!m->adj_nbr || !m->adj_port || !m->load || !m->stamp || !m->cand || !m->comp ||
-	    !m->comp_off || !m->comp_sw || !m->is_root || !m->rank || !m->ord || !m->by_ord ||
+	    !m->comp_off || !m->comp_sw || !m->is_root || !m->sub || !m->rank || !m->ord || !m->by_ord ||
 	    !m->dn || !m->lg || !m->len || !m->dist || !m->tmp || !m->queue || !m->pick ||
 	    !m->cnt || !m->mode || !m->forced || !m->ncand)
 		return -ENOMEM;
