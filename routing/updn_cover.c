@@ -162,25 +162,59 @@ static int64_t bridge_score(struct ud *m, struct cones *cs, const uint32_t *host
 	return score;
 }
 
-/* Lower a, an upper neighbour of h, below the bridge that reaches most of
- * h's partners; false if none reaches one. */
-static bool bridge_one(struct ud *m, struct cones *cs, const uint32_t *host, uint32_t h,
-		       uint32_t a)
+/* Uplinks z keeps (neighbours one rank up, not lowered) once a is lowered. */
+static uint32_t ups_without(const struct ud *m, uint32_t z, uint32_t a)
 {
-	uint32_t bx = INF, best_ups = 0;
+	uint32_t n = 0;
+
+	for (uint32_t e = m->adj_off[z]; e < m->adj_off[z + 1]; e++) {
+		uint32_t y = m->adj_nbr[e];
+
+		n += y != a && m->rank[y] + 1 == m->rank[z] && m->sub[y] != S_LOWERED;
+	}
+	return n;
+}
+
+/* The fewest uplinks a bridge next to a keeps once a is lowered, or least. */
+static uint32_t bridges_keep(const struct ud *m, uint32_t a, uint32_t least)
+{
+	for (uint32_t e = m->adj_off[a]; e < m->adj_off[a + 1]; e++) {
+		uint32_t z = m->adj_nbr[e], k;
+
+		if (m->sub[z] != S_BRIDGE || m->rank[z] != m->rank[a] + 1)
+			continue;
+		k = ups_without(m, z, a);
+		least = k < least ? k : least;
+	}
+	return least;
+}
+
+/*
+ * Lower a, an upper neighbour of h, below the bridge that reaches most of
+ * h's partners; false if none does while every bridge next to a keeps
+ * min_ups uplinks. A lowered switch is below every bridge next to it, so
+ * each of them loses an uplink, and a bridge left with one uplink carries
+ * all its hosts' traffic on it: the choice first keeps the most uplinks on
+ * the poorest bridge, then reaches the most partners.
+ */
+static bool bridge_one(struct ud *m, struct cones *cs, const uint32_t *host, uint32_t h,
+		       uint32_t a, uint32_t min_ups)
+{
+	uint32_t bx = INF, best_ups = min_ups - 1, others = bridges_keep(m, a, UINT32_MAX);
 	int64_t best = 0;
 
 	for (uint32_t f = m->adj_off[a]; f < m->adj_off[a + 1]; f++) {
-		uint32_t x = m->adj_nbr[f];
+		uint32_t x = m->adj_nbr[f], ups;
 		int64_t s;
 
 		if (x == h || m->rank[x] != m->rank[h] || m->sub[x] == S_LOWERED ||
 		    (m->sub[a] == S_LOWERED && m->sub[x] == S_BRIDGE))
 			continue;
 		s = bridge_score(m, cs, host, h, a, x);
-		if (s > 0 && (cs->ups > best_ups || (cs->ups == best_ups && s > best))) {
+		ups = cs->ups < others ? cs->ups : others;
+		if (s > 0 && (ups > best_ups || (ups == best_ups && s > best))) {
 			best = s;
-			best_ups = cs->ups;
+			best_ups = ups;
 			bx = x;
 		}
 	}
@@ -208,7 +242,8 @@ static int bridge(struct ud *m, struct cones *cs, const uint32_t *host, uint32_t
 		if (m->ord[a] > m->ord[h] || m->rank[a] + 1 != m->rank[h] ||
 		    m->sub[a] == S_BRIDGE)
 			continue;
-		moved |= bridge_one(m, cs, host, h, a);
+		/* spreading must not leave a bridge one uplink */
+		moved |= bridge_one(m, cs, host, h, a, moved ? 2 : 1);
 	}
 	return moved ? 0 : -ENOENT;
 }
