@@ -200,7 +200,7 @@ static uint32_t bridges_keep(const struct ud *m, uint32_t a, uint32_t least)
 static bool bridge_one(struct ud *m, struct cones *cs, const uint32_t *host, uint32_t h,
 		       uint32_t a, uint32_t min_ups)
 {
-	uint32_t bx = INF, best_ups = min_ups - 1, others = bridges_keep(m, a, UINT32_MAX);
+	uint32_t bx = INF, best_ups = 0, others = bridges_keep(m, a, UINT32_MAX);
 	int64_t best = 0;
 
 	for (uint32_t f = m->adj_off[a]; f < m->adj_off[a + 1]; f++) {
@@ -212,7 +212,7 @@ static bool bridge_one(struct ud *m, struct cones *cs, const uint32_t *host, uin
 			continue;
 		s = bridge_score(m, cs, host, h, a, x);
 		ups = cs->ups < others ? cs->ups : others;
-		if (s > 0 && (ups > best_ups || (ups == best_ups && s > best))) {
+		if (s > 0 && ups >= min_ups && (ups > best_ups || (ups == best_ups && s > best))) {
 			best = s;
 			best_ups = ups;
 			bx = x;
@@ -230,7 +230,8 @@ static bool bridge_one(struct ud *m, struct cones *cs, const uint32_t *host, uin
  * below its best bridge, so that h's routes to its partners spread over all
  * its uplinks instead of crowding one. 0 done, -ENOENT none helps.
  */
-static int bridge(struct ud *m, struct cones *cs, const uint32_t *host, uint32_t h)
+static int bridge(struct ud *m, struct cones *cs, const uint32_t *host, uint32_t h,
+		  uint32_t floor)
 {
 	bool moved = false;
 
@@ -243,15 +244,37 @@ static int bridge(struct ud *m, struct cones *cs, const uint32_t *host, uint32_t
 		    m->sub[a] == S_BRIDGE)
 			continue;
 		/* spreading must not leave a bridge one uplink */
-		moved |= bridge_one(m, cs, host, h, a, moved ? 2 : 1);
+		moved |= bridge_one(m, cs, host, h, a, moved ? 2 : floor);
 	}
 	return moved ? 0 : -ENOENT;
 }
 
 /*
+ * Repair the host switch short of most partners (the first in up order on
+ * a tie), else the next one, with bridges that keep at least floor uplinks.
+ * 0 switches moved, -ENOENT no move helps.
+ */
+static int cover_pass(struct ud *m, struct cones *cs, uint32_t *bad, uint32_t floor)
+{
+	int r = -ENOENT;
+
+	while (r == -ENOENT) {
+		uint32_t worst = 0;
+
+		for (uint32_t i = 1; i < cs->nh; i++)
+			worst = bad[i] > bad[worst] ? i : worst;
+		if (!bad[worst])
+			break;
+		bad[worst] = 0;
+		r = bridge(m, cs, m->pick, cs->mem[m->pick[worst]], floor);
+	}
+	return r;
+}
+
+/*
  * 1 every host pair of piece c shares a root, 0 switches moved, -ENOENT no
- * move helps, -ENOMEM. The host switch short of most partners is repaired
- * first (the first in up order on a tie), else the next one.
+ * move helps, -ENOMEM. Bridges left two uplinks are tried first: one left
+ * a single uplink carries all its hosts' traffic on it.
  */
 static int cover_step(struct ud *m, uint32_t c)
 {
@@ -268,17 +291,9 @@ static int cover_step(struct ud *m, uint32_t c)
 	r = -ENOMEM;
 	if (!bad)
 		goto out;
-	r = count_bad(&cs, m->pick, bad) ? -ENOENT : 1;
-	while (r == -ENOENT) {
-		uint32_t worst = 0;
-
-		for (uint32_t i = 1; i < cs.nh; i++)
-			worst = bad[i] > bad[worst] ? i : worst;
-		if (!bad[worst])
-			break;
-		bad[worst] = 0;
-		r = bridge(m, &cs, m->pick, cs.mem[m->pick[worst]]);
-	}
+	r = 1;
+	for (uint32_t floor = 2; floor >= 1 && r; floor--)
+		r = count_bad(&cs, m->pick, bad) ? cover_pass(m, &cs, bad, floor) : 1;
 out:
 	free(bad);
 	cones_free(m, &cs);
