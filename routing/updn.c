@@ -328,18 +328,23 @@ static void dest_detour(struct ud *m, uint32_t d)
  * entries is what balances a degraded tree, where a switch next to a
  * missing link forwards far more hosts' traffic than one at the edge.
  */
-static uint32_t pick(struct ud *m, uint32_t s, uint32_t tag, uint32_t flow)
+static inline __attribute__((always_inline)) uint32_t pick(struct ud *m, uint32_t s, uint32_t tag,
+							   uint32_t flow)
 {
 	const uint32_t *c = m->cand + m->adj_off[s];
 	uint32_t best = c[0];
+	uint64_t best_key = (uint64_t)(m->stamp[best] == tag) << 63 | m->load[best];
 
 	for (uint32_t i = 1; i < m->ncand[s]; i++) {
-		bool used = m->stamp[c[i]] == tag, best_used = m->stamp[best] == tag;
+		uint64_t key = (uint64_t)(m->stamp[c[i]] == tag) << 63 | m->load[c[i]];
 
-		if (used < best_used || (used == best_used && m->load[c[i]] < m->load[best]))
+		if (key < best_key) {
 			best = c[i];
+			best_key = key;
+		}
 	}
-	m->load[best] += (m->by_flow ? (uint64_t)flow << 20 : 0) + 1;
+	/* Entries stay below 2^16 (one per LID), host routes below 2^32. */
+	m->load[best] += (m->by_flow ? (uint64_t)flow << 16 : 0) + 1;
 	m->stamp[best] = tag;
 	return best;
 }
@@ -383,21 +388,31 @@ static uint32_t by_distance(struct ud *m, uint32_t dst)
 	return off;
 }
 
-/*
- * Every LID of destinations order[from..to-1], all on switch dst. Per LID
- * the switches go farthest first, so each knows how many hosts' routes
- * reach it (cnt[]) when it picks its port.
- */
-static void route_group(struct ud *m, const struct route_dest *d, const uint32_t *order,
-			uint32_t from, uint32_t to, uint32_t dst)
+/* The LIDs switch by switch, a row at a time: the fast way, without flows. */
+static void lids_by_switch(struct ud *m, const struct route_dest *d, const uint32_t *order,
+			   uint32_t from, uint32_t to, uint32_t nr)
 {
-	struct route_stats *st = &m->out->stats;
-	uint32_t nr = by_distance(m, dst), reach = nr + 1, det = 0, hdet = 0;
-
 	for (uint32_t j = 0; j < nr; j++) {
-		det += m->mode[m->queue[j]] == M_DETOUR;
-		hdet += m->mode[m->queue[j]] == M_DETOUR && m->ncas[m->queue[j]];
+		uint32_t s = m->queue[j];
+		uint8_t *row = route_lft(m->out, s);
+
+		for (uint32_t i = from; i < to; i++) {
+			const struct route_dest *cur = &d[order[i]];
+
+			for (uint32_t l = cur->lid; l < (uint32_t)cur->lid + cur->nlids; l++)
+				row[l] = m->adj_port[pick(m, s, order[i] + 1, 0)];
+		}
 	}
+}
+
+/*
+ * The LIDs one at a time, the switches farthest first, so that each knows
+ * how many hosts' routes reach it (cnt[]) when it picks its port, and the
+ * all-to-all routes per link (traffic[]) add up.
+ */
+static void lids_with_flows(struct ud *m, const struct route_dest *d, const uint32_t *order,
+			    uint32_t from, uint32_t to, uint32_t nr)
+{
 	for (uint32_t i = from; i < to; i++) {
 		const struct route_dest *cur = &d[order[i]];
 
@@ -405,20 +420,43 @@ static void route_group(struct ud *m, const struct route_dest *d, const uint32_t
 			for (uint32_t j = 0; j < nr; j++)
 				m->cnt[m->queue[j]] = m->ncas[m->queue[j]];
 			for (uint32_t j = 0; j < nr; j++) {
-				uint32_t s = m->queue[j];
-				uint32_t e = pick(m, s, order[i] + 1, cur->sw_port ? m->cnt[s] : 0);
+				uint32_t s = m->queue[j], f = cur->sw_port ? m->cnt[s] : 0;
+				uint32_t e = pick(m, s, order[i] + 1, f);
 
 				route_lft(m->out, s)[l] = m->adj_port[e];
-				m->traffic[e] += cur->sw_port ? m->cnt[s] : 0;
+				m->traffic[e] += f;
 				if (m->mode[s] != M_DETOUR)
 					m->cnt[m->adj_nbr[e]] += m->cnt[s];
 			}
-			route_lft(m->out, dst)[l] = cur->sw_port;
 		}
 	}
+}
+
+/*
+ * Every LID of destinations order[from..to-1], all on switch dst. Flows are
+ * counted only where they are used, on fabrics whose roots needed bridges:
+ * a column at a time costs twice the time on a k=36 fat tree.
+ */
+static void route_group(struct ud *m, const struct route_dest *d, const uint32_t *order,
+			uint32_t from, uint32_t to, uint32_t dst)
+{
+	struct route_stats *st = &m->out->stats;
+	uint32_t nr = by_distance(m, dst), reach = nr + 1, det = 0, hdet = 0;
+	uint8_t *row = route_lft(m->out, dst);
+
+	for (uint32_t j = 0; j < nr; j++) {
+		det += m->mode[m->queue[j]] == M_DETOUR;
+		hdet += m->mode[m->queue[j]] == M_DETOUR && m->ncas[m->queue[j]];
+	}
+	if (m->flows)
+		lids_with_flows(m, d, order, from, to, nr);
+	else
+		lids_by_switch(m, d, order, from, to, nr);
 	for (uint32_t i = from; i < to; i++) {
 		const struct route_dest *cur = &d[order[i]];
 
+		for (uint32_t l = cur->lid; l < (uint32_t)cur->lid + cur->nlids; l++)
+			row[l] = cur->sw_port;
 		st->routes += (uint64_t)reach * cur->nlids;
 		st->unreach += (uint64_t)(m->n_sw - reach) * cur->nlids;
 		if (reach < m->n_sw)
@@ -442,6 +480,9 @@ static int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct
 	r = updn_roots(m, why);
 	if (r < 0)
 		return r;
+	m->flows = m->by_flow;
+	for (uint32_t s = 0; s < m->n_sw; s++)
+		m->flows |= m->sub[s] != S_NORMAL;
 	cnt = route_group_by_switch(m->n_sw, d, n, order);
 	if (cnt < 0)
 		return cnt;

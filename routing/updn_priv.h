@@ -30,10 +30,11 @@ struct ud {
 	 * port order; one edge per cable end, so parallel cables are separate. */
 	uint32_t *adj_off, *adj_nbr;
 	uint8_t *adj_port;
-	uint64_t *load;  /* [edge] host routes through it << 20, plus entries */
+	uint64_t *load;  /* [edge] host routes through it << 16, plus entries */
 	uint32_t *stamp; /* [edge] last destination tag */
 	uint64_t *traffic; /* [edge] host-to-host routes through it (all-to-all) */
 	bool by_flow;      /* pick() balances host routes, not entries */
+	bool flows;        /* route LID by LID, counting flows and traffic */
 	uint32_t *ncas;         /* [sw] host ports linked to it */
 	uint32_t *comp, *comp_off, *comp_sw, n_comp; /* pieces and their switches */
 	uint8_t *is_root;
