@@ -20,12 +20,20 @@
  * goes up through A into X and on up through X's other upper neighbours:
  * h's cone of roots grows by X's, the path min-hop takes through a leaf.
  * Every A of h gets a bridge, so h's traffic to its partners spreads over
- * all its uplinks. Only X loses an uplink (A), so the bridge is the one
- * that keeps most uplinks, then reaches most of h's partners net of those
- * it loses itself (repaired later from their other end). Nothing else
- * changes, and the other pairs keep their routes. Every step moves at least
- * one switch for good (normal to lowered or bridge), so the loop ends; when
- * no step helps, the caller falls back to one root.
+ * all its uplinks. A lowered switch sits below every bridge next to it, so
+ * each of those loses an uplink, and a bridge left with one carries all its
+ * hosts' traffic on it: the bridge chosen keeps most uplinks on the poorest
+ * bridge next to A (two are tried before one), then reaches most of h's
+ * partners net of those it loses itself (repaired later from their other
+ * end). Routes away from the bridges stay as they were. Every step moves
+ * at least one switch for good (normal to lowered or bridge), so the loop
+ * ends; when no step helps, the caller falls back to one root.
+ *
+ * Measured (bench/route, fattree3 --degrade 0.2, k=8 seeds 1-12, k=16
+ * seeds 1-6): every fabric repaired, the busiest link at or below min-hop's
+ * on 14 of 18 and at most 1.16 times it, no credit loop. Trees with 30% of
+ * their links gone can leave host switches no step helps (k=8: 2 seeds of 5
+ * fall back to one root, about twice min-hop's busiest link).
  */
 #include <errno.h>
 #include <stdlib.h>
