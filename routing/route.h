@@ -12,7 +12,9 @@
  *   minhop.c   min-hop: shortest paths, routes balanced over equal-cost ports
  *   updn.c     up/down: legal routes go up towards roots, then only down;
  *              deadlock-free on one VL for any topology; updn_roots.c: roots,
- *              ranks and the up order; updn_priv.h what the two share
+ *              ranks and the up order; updn_cover.c: does every host pair
+ *              share a found root, and the bridges that make it so;
+ *              updn_priv.h what the three share
  *   ftree.c    fat-tree (Clos) routing, D-mod-K balance, tolerant of missing
  *              links and switches; ftree_rank.c: levels from the CAs up, the
  *              switch graph; ftree_choose.c: one LID's choices; ftree_detour.c:

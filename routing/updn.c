@@ -13,12 +13,14 @@
  * root is the switch whose farthest host is nearest (then the least total
  * hops to all hosts, then the lowest GUID). Several roots must leave every
  * two host switches a common root above both, or some host pairs would have
- * no legal route: if they do not (a badly degraded tree), the piece gets one
- * root instead, its hosts' centre by the same rule. Pieces without a given
- * root get found ones.
+ * no legal route. On a degraded tree they often do not; then a few switches
+ * are lowered below a neighbour that bridges (updn_cover.c) until they do,
+ * and only if that fails the piece gets one root instead, its hosts' centre
+ * by the same rule. Pieces without a given root get found ones.
  *
  * Up and down. Ranks are hop distances from the nearest root. Switches are
- * ordered by (rank, GUID, and for duplicate GUIDs model order); a link goes
+ * ordered by (rank, GUID, and for duplicate GUIDs model order), but for
+ * the bridges and the switches lowered below them; a link goes
  * up towards the switch earlier in that order. The order is total, so the up
  * links form no cycle, and a route that never goes up after going down (up*
  * then down*) cannot take part in a credit loop.
@@ -35,8 +37,11 @@
  * order, to the up neighbours with the shortest route as actually chosen.
  * Among the equal next hops each LID takes the port with the fewest routes
  * so far, first one no other LID of the same port took (LMC), as min-hop
- * does. On a fat tree every legal route is a shortest one and no switch is
- * ever forced.
+ * does. When the roots needed bridges the fabric is also routed counting
+ * the hosts' routes each entry forwards instead, and the tables whose
+ * busiest link carries fewer all-to-all routes are kept (see updn_route).
+ * On a fat tree every legal route is a shortest one and no switch is ever
+ * forced.
  *
  * Switch-to-switch. With several roots some switches have no legal route to
  * another switch (one spine to another: down, then up). The IBA wants every
@@ -65,8 +70,8 @@
 
 static void ud_free(struct ud *m)
 {
-	void *p[] = { m->adj_off, m->adj_nbr, m->adj_port, m->load, m->stamp, m->ncas,
-		      m->comp, m->comp_off, m->comp_sw, m->is_root, m->rank, m->ord,
+	void *p[] = { m->adj_off, m->adj_nbr, m->adj_port, m->load, m->stamp, m->traffic, m->ncas,
+		      m->comp, m->comp_off, m->comp_sw, m->is_root, m->sub, m->rank, m->ord,
 		      m->by_ord, m->dn, m->lg, m->len, m->dist, m->tmp, m->queue, m->pick,
 		      m->cnt, m->mode, m->forced, m->ncand, m->cand };
 
@@ -88,13 +93,15 @@ static int alloc_all(struct ud *m, uint32_t e)
 
 	m->adj_nbr = malloc(((size_t)e + 1) * sizeof(uint32_t));
 	m->adj_port = malloc((size_t)e + 1);
-	m->load = calloc((size_t)e + 1, sizeof(uint32_t));
+	m->load = calloc((size_t)e + 1, sizeof(uint64_t));
+	m->traffic = calloc((size_t)e + 1, sizeof(uint64_t));
 	m->stamp = calloc((size_t)e + 1, sizeof(uint32_t));
 	m->cand = malloc(((size_t)e + 1) * sizeof(uint32_t));
 	m->comp = malloc(n * sizeof(uint32_t));
 	m->comp_off = calloc(n, sizeof(uint32_t));
 	m->comp_sw = malloc(n * sizeof(uint32_t));
 	m->is_root = calloc(n, 1);
+	m->sub = calloc(n, 1);
 	m->rank = malloc(n * sizeof(uint32_t));
 	m->ord = malloc(n * sizeof(uint32_t));
 	m->by_ord = malloc(n * sizeof(uint32_t));
@@ -109,8 +116,8 @@ static int alloc_all(struct ud *m, uint32_t e)
 	m->mode = malloc(n);
 	m->forced = malloc(n);
 	m->ncand = malloc(n * sizeof(uint16_t));
-	if (!m->adj_nbr || !m->adj_port || !m->load || !m->stamp || !m->cand || !m->comp ||
-	    !m->comp_off || !m->comp_sw || !m->is_root || !m->rank || !m->ord || !m->by_ord ||
+	if (!m->adj_nbr || !m->adj_port || !m->load || !m->traffic || !m->stamp || !m->cand || !m->comp ||
+	    !m->comp_off || !m->comp_sw || !m->is_root || !m->sub || !m->rank || !m->ord || !m->by_ord ||
 	    !m->dn || !m->lg || !m->len || !m->dist || !m->tmp || !m->queue || !m->pick ||
 	    !m->cnt || !m->mode || !m->forced || !m->ncand)
 		return -ENOMEM;
@@ -313,54 +320,143 @@ static void dest_detour(struct ud *m, uint32_t d)
 }
 
 /*
- * Switch s's egress for one LID of destination tag: among the candidates,
- * first one that no other LID of this destination took, then the least
- * loaded; candidates are in port order, so a tie goes to the lowest port.
+ * Switch s's egress edge for one LID of destination tag that flow hosts'
+ * routes pass through: among the candidates, first one that no other LID
+ * of this destination took, then the one fewest host routes cross, then
+ * the fewest entries; candidates are in port order, so a tie goes to the
+ * lowest port. Counting the routes a switch forwards rather than its
+ * entries is what balances a degraded tree, where a switch next to a
+ * missing link forwards far more hosts' traffic than one at the edge.
  */
-static uint8_t pick(struct ud *m, uint32_t s, uint32_t tag)
+static inline __attribute__((always_inline)) uint32_t pick(struct ud *m, uint32_t s, uint32_t tag,
+							   uint32_t flow)
 {
 	const uint32_t *c = m->cand + m->adj_off[s];
 	uint32_t best = c[0];
-	uint64_t best_key = (uint64_t)(m->stamp[best] == tag) << 32 | m->load[best];
+	uint64_t best_key = (uint64_t)(m->stamp[best] == tag) << 63 | m->load[best];
 
 	for (uint32_t i = 1; i < m->ncand[s]; i++) {
-		uint64_t key = (uint64_t)(m->stamp[c[i]] == tag) << 32 | m->load[c[i]];
+		uint64_t key = (uint64_t)(m->stamp[c[i]] == tag) << 63 | m->load[c[i]];
 
 		if (key < best_key) {
 			best = c[i];
 			best_key = key;
 		}
 	}
-	m->load[best]++;
+	/* Entries stay below 2^16 (one per LID), host routes below 2^32. */
+	m->load[best] += (m->by_flow ? (uint64_t)flow << 16 : 0) + 1;
 	m->stamp[best] = tag;
-	return m->adj_port[best];
+	return best;
 }
 
-/* Every LID of destinations order[from..to-1], all on switch dst. */
-static void route_group(struct ud *m, const struct route_dest *d, const uint32_t *order,
-			uint32_t from, uint32_t to, uint32_t dst)
+/*
+ * The switches with a route to dst into queue[], so that every switch comes
+ * before its next hops: the detours first (no legal route leads into them),
+ * then farthest first by route length, in up order within one length.
+ */
+static uint32_t by_distance(struct ud *m, uint32_t dst)
 {
-	struct route_stats *st = &m->out->stats;
-	uint32_t reach = 0, det = 0, hdet = 0;
+	uint32_t maxl = 0, n = 0, off = 0;
 
-	for (uint32_t s = 0; s < m->n_sw; s++) {
+	for (uint32_t s = 0; s < m->n_sw; s++)
+		if (s != dst && m->ncand[s] && m->mode[s] != M_DETOUR && m->len[s] > maxl)
+			maxl = m->len[s];
+	memset(m->pick, 0, ((size_t)maxl + 1) * sizeof(*m->pick));
+	for (uint32_t p = 0; p < m->n_sw; p++) {
+		uint32_t s = m->by_ord[p];
+
+		if (s == dst || !m->ncand[s])
+			continue;
+		if (m->mode[s] == M_DETOUR)
+			m->queue[n++] = s;
+		else
+			m->pick[m->len[s]]++;
+	}
+	off = n;
+	for (uint32_t v = maxl + 1; v-- > 0;) {
+		uint32_t k = m->pick[v];
+
+		m->pick[v] = off;
+		off += k;
+	}
+	for (uint32_t p = 0; p < m->n_sw; p++) {
+		uint32_t s = m->by_ord[p];
+
+		if (s != dst && m->ncand[s] && m->mode[s] != M_DETOUR)
+			m->queue[m->pick[m->len[s]]++] = s;
+	}
+	return off;
+}
+
+/* The LIDs switch by switch, a row at a time: the fast way, without flows. */
+static void lids_by_switch(struct ud *m, const struct route_dest *d, const uint32_t *order,
+			   uint32_t from, uint32_t to, uint32_t nr)
+{
+	for (uint32_t j = 0; j < nr; j++) {
+		uint32_t s = m->queue[j];
 		uint8_t *row = route_lft(m->out, s);
 
-		if (s != dst && !m->ncand[s])
-			continue;
-		reach++;
-		det += m->mode[s] == M_DETOUR;
-		hdet += m->mode[s] == M_DETOUR && m->ncas[s];
 		for (uint32_t i = from; i < to; i++) {
 			const struct route_dest *cur = &d[order[i]];
 
 			for (uint32_t l = cur->lid; l < (uint32_t)cur->lid + cur->nlids; l++)
-				row[l] = s == dst ? cur->sw_port : pick(m, s, order[i] + 1);
+				row[l] = m->adj_port[pick(m, s, order[i] + 1, 0)];
 		}
 	}
+}
+
+/*
+ * The LIDs one at a time, the switches farthest first, so that each knows
+ * how many hosts' routes reach it (cnt[]) when it picks its port, and the
+ * all-to-all routes per link (traffic[]) add up.
+ */
+static void lids_with_flows(struct ud *m, const struct route_dest *d, const uint32_t *order,
+			    uint32_t from, uint32_t to, uint32_t nr)
+{
 	for (uint32_t i = from; i < to; i++) {
 		const struct route_dest *cur = &d[order[i]];
 
+		for (uint32_t l = cur->lid; l < (uint32_t)cur->lid + cur->nlids; l++) {
+			for (uint32_t j = 0; j < nr; j++)
+				m->cnt[m->queue[j]] = m->ncas[m->queue[j]];
+			for (uint32_t j = 0; j < nr; j++) {
+				uint32_t s = m->queue[j], f = cur->sw_port ? m->cnt[s] : 0;
+				uint32_t e = pick(m, s, order[i] + 1, f);
+
+				route_lft(m->out, s)[l] = m->adj_port[e];
+				m->traffic[e] += f;
+				if (m->mode[s] != M_DETOUR)
+					m->cnt[m->adj_nbr[e]] += m->cnt[s];
+			}
+		}
+	}
+}
+
+/*
+ * Every LID of destinations order[from..to-1], all on switch dst. Flows are
+ * counted only where they are used, on fabrics whose roots needed bridges:
+ * a column at a time costs twice the time on a k=36 fat tree.
+ */
+static void route_group(struct ud *m, const struct route_dest *d, const uint32_t *order,
+			uint32_t from, uint32_t to, uint32_t dst)
+{
+	struct route_stats *st = &m->out->stats;
+	uint32_t nr = by_distance(m, dst), reach = nr + 1, det = 0, hdet = 0;
+	uint8_t *row = route_lft(m->out, dst);
+
+	for (uint32_t j = 0; j < nr; j++) {
+		det += m->mode[m->queue[j]] == M_DETOUR;
+		hdet += m->mode[m->queue[j]] == M_DETOUR && m->ncas[m->queue[j]];
+	}
+	if (m->flows)
+		lids_with_flows(m, d, order, from, to, nr);
+	else
+		lids_by_switch(m, d, order, from, to, nr);
+	for (uint32_t i = from; i < to; i++) {
+		const struct route_dest *cur = &d[order[i]];
+
+		for (uint32_t l = cur->lid; l < (uint32_t)cur->lid + cur->nlids; l++)
+			row[l] = cur->sw_port;
 		st->routes += (uint64_t)reach * cur->nlids;
 		st->unreach += (uint64_t)(m->n_sw - reach) * cur->nlids;
 		if (reach < m->n_sw)
@@ -384,6 +480,9 @@ static int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct
 	r = updn_roots(m, why);
 	if (r < 0)
 		return r;
+	m->flows = m->by_flow;
+	for (uint32_t s = 0; s < m->n_sw; s++)
+		m->flows |= m->sub[s] != S_NORMAL;
 	cnt = route_group_by_switch(m->n_sw, d, n, order);
 	if (cnt < 0)
 		return cnt;
@@ -433,24 +532,64 @@ static void say(const struct ud *m, struct route_why *why)
 	route_why_set(why, "%s", buf);
 }
 
-static int updn_route(const struct subnet *sn, const struct route_opts *o, struct route_out *out,
-		      struct route_why *why)
+/*
+ * One routing into res, balancing entries (as min-hop) or host routes:
+ * *worst the busiest link's all-to-all routes, *moved whether the found
+ * roots needed bridges.
+ */
+static int updn_try(const struct subnet *sn, const struct route_opts *o, bool by_flow,
+		    struct route_out *res, struct route_why *why, uint64_t *worst, bool *moved)
 {
-	struct route_out res = { 0 };
 	_cleanup_free_ struct route_dest *d = NULL;
-	struct ud m = { .sn = sn, .o = o, .out = &res };
+	struct ud m = { .sn = sn, .o = o, .out = res, .by_flow = by_flow };
 	uint32_t n = 0;
 	int r;
 
-	r = route_out_init(sn, o, &res, &d, &n, why);
+	r = route_out_init(sn, o, res, &d, &n, why);
 	if (r < 0)
 		return r;
-	m.n_sw = res.n_sw;
+	m.n_sw = res->n_sw;
 	r = updn_run(&m, d, n, why);
-	if (r >= 0)
+	if (r >= 0) {
 		say(&m, why);
+		*worst = 0;
+		for (uint32_t e = 0; e < m.adj_off[m.n_sw]; e++)
+			*worst = m.traffic[e] > *worst ? m.traffic[e] : *worst;
+		*moved = false;
+		for (uint32_t s = 0; s < m.n_sw; s++)
+			*moved |= m.sub[s] != S_NORMAL;
+	}
 	ud_free(&m);
-	return route_out_finish(&res, r, out, why);
+	return r;
+}
+
+/*
+ * Balancing entries is min-hop's rule, and on a whole tree it is as good
+ * as it gets. Around bridges, though, a switch may forward many more
+ * hosts' routes than its entries say, and which of the two balances better
+ * differs from fabric to fabric (degraded ft3 k=8, k=16: either wins by up
+ * to 8%): so a fabric whose roots needed bridges is routed both ways and
+ * keeps the tables whose busiest link carries fewer routes.
+ */
+static int updn_route(const struct subnet *sn, const struct route_opts *o, struct route_out *out,
+		      struct route_why *why)
+{
+	struct route_out a = { 0 }, b = { 0 };
+	struct route_why wb = { { 0 } };
+	uint64_t wa = 0, wfl = 0;
+	bool moved = false;
+	int r;
+
+	r = updn_try(sn, o, false, &a, why, &wa, &moved);
+	if (r >= 0 && moved && updn_try(sn, o, true, &b, &wb, &wfl, &moved) >= 0 && wfl < wa) {
+		route_out_free(&a);
+		a = b;
+		memset(&b, 0, sizeof(b));
+		if (why)
+			*why = wb;
+	}
+	route_out_free(&b);
+	return route_out_finish(&a, r, out, why);
 }
 
 const struct route_engine route_updn = {

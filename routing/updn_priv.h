@@ -17,6 +17,9 @@
 
 enum { M_NONE, M_DOWN, M_UP, M_DETOUR };
 enum { R_NONE, R_GIVEN, R_TOP, R_CENTRE, R_ONE, R_NOHOST }; /* how roots were chosen */
+/* A switch's place within its rank: a bridge goes just below the rank above
+ * its own, a lowered switch just below the bridges of the rank below it. */
+enum { S_NORMAL, S_BRIDGE, S_LOWERED };
 
 struct ud {
 	const struct subnet *sn;
@@ -27,10 +30,15 @@ struct ud {
 	 * port order; one edge per cable end, so parallel cables are separate. */
 	uint32_t *adj_off, *adj_nbr;
 	uint8_t *adj_port;
-	uint32_t *load, *stamp; /* [edge] routes assigned, last destination tag */
+	uint64_t *load;  /* [edge] host routes through it << 16, plus entries */
+	uint32_t *stamp; /* [edge] last destination tag */
+	uint64_t *traffic; /* [edge] host-to-host routes through it (all-to-all) */
+	bool by_flow;      /* pick() balances host routes, not entries */
+	bool flows;        /* route LID by LID, counting flows and traffic */
 	uint32_t *ncas;         /* [sw] host ports linked to it */
 	uint32_t *comp, *comp_off, *comp_sw, n_comp; /* pieces and their switches */
 	uint8_t *is_root;
+	uint8_t *sub; /* [sw] S_*: where it goes among the switches of its rank */
 	uint32_t *rank, *ord, *by_ord; /* ord: place in the up order; by_ord: inverse */
 	/* Per destination switch. dist and tmp are all INF between uses. */
 	uint32_t *dn, *lg, *len, *dist, *tmp, *queue, *pick, *cnt;
@@ -38,7 +46,7 @@ struct ud {
 	uint16_t *ncand;
 	uint32_t *cand; /* [edge] candidates of s at cand[adj_off[s]..], port order */
 	/* what why says */
-	uint32_t missing, note_sw, note_comp, note_rule, note_h, note_node;
+	uint32_t missing, note_sw, note_comp, note_rule, note_h, note_node, note_moved;
 	uint64_t detours, host_detours;
 };
 
@@ -62,6 +70,14 @@ void updn_bfs_reset(struct ud *m, uint32_t reached, uint32_t *dist);
  * -ENOMEM.
  */
 int updn_roots(struct ud *m, struct route_why *why);
+/* Ranks from the roots, and the up order from ranks and sub: -ENOMEM. */
+int updn_order(struct ud *m);
+/*
+ * Does every host pair of piece c share a found root above both? If not,
+ * lower switches below bridges until it does (updn_cover.c). 1 yes (the up
+ * order is current), 0 it cannot (sub is reset for the piece), -ENOMEM.
+ */
+int updn_cover(struct ud *m, uint32_t c);
 /* How the roots came about, for why: snprintf's return. */
 int updn_say_roots(const struct ud *m, char *buf, size_t len);
 

@@ -169,8 +169,12 @@ static int key_cmp(const void *pa, const void *pb)
 	return 0;
 }
 
-/* Ranks from the roots, and the up order: (rank, GUID, model order). */
-static int make_order(struct ud *m)
+/*
+ * Ranks from the roots, and the up order: (rank and place within it, GUID,
+ * model order). Within rank r come first the switches as ranked, then the
+ * bridges of rank r + 1, then the switches of rank r lowered below them.
+ */
+int updn_order(struct ud *m)
 {
 	_cleanup_free_ uint64_t *key = malloc(((size_t)m->n_sw + 1) * 3 * sizeof(*key));
 	uint32_t n = 0;
@@ -184,7 +188,9 @@ static int make_order(struct ud *m)
 	}
 	updn_bfs(m, n, m->rank);
 	for (uint32_t s = 0; s < m->n_sw; s++) {
-		key[3 * s] = m->rank[s];
+		key[3 * s] = 4ull * m->rank[s] + (m->sub[s] == S_LOWERED ? 2 : 0);
+		if (m->sub[s] == S_BRIDGE)
+			key[3 * s] -= 3;
 		key[3 * s + 1] = ud_guid(m, s);
 		key[3 * s + 2] = s;
 	}
@@ -245,79 +251,9 @@ static int roots_given(struct ud *m, uint8_t *given, struct route_why *why)
 	return 0;
 }
 
-static bool intersect(const uint64_t *a, const uint64_t *b, uint32_t w)
-{
-	for (uint32_t k = 0; k < w; k++)
-		if (a[k] & b[k])
-			return true;
-	return false;
-}
-
-/*
- * Do the roots of piece c leave every two host switches a root that both
- * can go up to? Sets of roots above each switch, as bitmaps, in up order.
- * 1 yes, 0 no, -ENOMEM.
- */
-static int covered(struct ud *m, uint32_t c)
-{
-	const uint32_t *mem = m->comp_sw + m->comp_off[c];
-	uint32_t n = m->comp_off[c + 1] - m->comp_off[c], nr = 0, w, nh = 0;
-	_cleanup_free_ uint64_t *bits = NULL, *all = NULL;
-	bool ok = false;
-
-	for (uint32_t i = 0; i < n; i++) {
-		m->tmp[mem[i]] = i;
-		if (m->is_root[mem[i]])
-			m->len[mem[i]] = nr++;
-	}
-	w = (nr + 63) / 64;
-	bits = calloc((size_t)n * w, sizeof(*bits));
-	all = malloc((size_t)w * sizeof(*all));
-	if (!bits || !all)
-		goto out;
-	memset(all, 0xff, (size_t)w * sizeof(*all));
-	for (uint32_t p = 0; p < m->n_sw; p++) {
-		uint32_t x = m->by_ord[p];
-		uint64_t *bx = bits + (size_t)m->tmp[x] * w;
-
-		if (m->comp[x] != c)
-			continue;
-		if (m->is_root[x])
-			bx[m->len[x] / 64] |= 1ull << (m->len[x] % 64);
-		for (uint32_t e = m->adj_off[x]; e < m->adj_off[x + 1]; e++)
-			if (m->ord[m->adj_nbr[e]] < p)
-				for (uint32_t k = 0; k < w; k++)
-					bx[k] |= bits[(size_t)m->tmp[m->adj_nbr[e]] * w + k];
-		if (m->ncas[x]) {
-			m->pick[nh++] = m->tmp[x];
-			for (uint32_t k = 0; k < w; k++)
-				all[k] &= bx[k];
-		}
-	}
-	for (uint32_t k = 0; k < w; k++)
-		ok |= all[k] != 0;
-	/* No root above all of them: then every pair must share one. */
-	for (uint32_t i = 0, j; i < nh && !ok; i++) {
-		for (j = i + 1; j < nh && intersect(bits + (size_t)m->pick[i] * w,
-						    bits + (size_t)m->pick[j] * w, w); j++)
-			;
-		if (j < nh)
-			break;
-		ok = i + 1 == nh;
-	}
-	ok = ok || nh < 2;
-out:
-	for (uint32_t i = 0; i < n; i++)
-		m->tmp[mem[i]] = INF;
-	if (!bits || !all)
-		return -ENOMEM;
-	return ok;
-}
-
 int updn_roots(struct ud *m, struct route_why *why)
 {
 	_cleanup_free_ uint8_t *kind = NULL; /* per piece: 1 given, 2 found, several */
-	bool redo = false;
 	int r;
 
 	components(m);
@@ -330,13 +266,15 @@ int updn_roots(struct ud *m, struct route_why *why)
 	for (uint32_t c = 0; c < m->n_comp; c++)
 		if (!kind[c] && roots_auto(m, c) > 1)
 			kind[c] = 2;
-	r = make_order(m);
 	for (uint32_t c = 0; c < m->n_comp && r >= 0; c++) {
 		const uint32_t *mem = m->comp_sw + m->comp_off[c];
 		uint32_t n = m->comp_off[c + 1] - m->comp_off[c], k = 0, one;
 
-		if (kind[c] != 2 || (r = covered(m, c)) != 0)
+		if (kind[c] != 2 || (r = updn_cover(m, c)) != 0) {
+			for (uint32_t i = 0; r > 0 && c == m->note_comp && i < n; i++)
+				m->note_moved += m->sub[mem[i]] == S_LOWERED;
 			continue;
+		}
 		for (uint32_t i = 0; i < n; i++) {
 			k += m->is_root[mem[i]];
 			m->is_root[mem[i]] = 0;
@@ -345,19 +283,20 @@ int updn_roots(struct ud *m, struct route_why *why)
 		one = centre(m, n);
 		m->is_root[one] = 1;
 		note(m, c, R_ONE, k, one);
-		redo = true;
 	}
-	if (r >= 0 && redo)
-		r = make_order(m);
-	return r < 0 ? r : 0;
+	return r < 0 ? r : updn_order(m);
 }
 
 int updn_say_roots(const struct ud *m, char *buf, size_t len)
 {
 	const char *name = m->note_node == INF ? "" :
 			   subnet_str(m->sn, m->sn->node[m->note_node].name);
+	char moved[96] = "";
 	uint32_t n = 0;
 
+	if (m->note_moved)
+		snprintf(moved, sizeof(moved), " (%u lowered below a bridge so that every two "
+			 "host switches share a root)", m->note_moved);
 	if (m->note_rule == R_NONE)
 		return snprintf(buf, len, "no switches, no up/down roots");
 	for (uint32_t i = m->comp_off[m->note_comp]; i < m->comp_off[m->note_comp + 1]; i++)
@@ -367,7 +306,8 @@ int updn_say_roots(const struct ud *m, char *buf, size_t len)
 		return snprintf(buf, len, "up/down roots: %u given", n);
 	case R_TOP:
 		return snprintf(buf, len, "up/down roots: %u found, the switches %u hop%s from "
-				"the nearest host's switch", n, m->note_h, m->note_h == 1 ? "" : "s");
+				"the nearest host's switch%s", n, m->note_h, m->note_h == 1 ? "" : "s",
+				moved);
 	case R_CENTRE:
 		return snprintf(buf, len, "up/down root: \"%s\" found, the hosts' centre", name);
 	case R_ONE:

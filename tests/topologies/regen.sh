@@ -8,6 +8,8 @@ gen="python3 ../../contrib/topogen.py"
 $gen fattree2 -k 8 -o ft2-k8.topo
 $gen fattree3 -k 4 -o ft3-k4.topo
 $gen fattree2 -k 8 --degrade 0.1 --seed 1 -o ft2-k8-degraded.topo
+$gen fattree3 -k 8 --degrade 0.2 --seed 2 -o ft3-k8-degraded-s2.topo
+$gen fattree3 -k 8 --degrade 0.2 --seed 8 -o ft3-k8-degraded-s8.topo
 $gen torus2d -x 4 -y 4 -o torus2d-4x4.topo
 $gen torus3d -x 3 -y 3 -z 3 -o torus3d-3x3x3.topo
 $gen dragonfly -a 4 -p 2 -h 2 -o dragonfly-small.topo
