@@ -182,8 +182,11 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 	st->heavy = true;
 	r = disc_run(s->x, &sn, &live, &drep);
 	copy_msgs(msgs, &drep.msgs, "discovery");
-	if (drep.timeouts + drep.errors)
-		not_up(st, "discovery: %u requests unanswered or refused", drep.timeouts + drep.errors);
+	/* Each kind named apart: the summary line must give the real cause. */
+	if (drep.timeouts + drep.errors + drep.conflicts)
+		not_up(st, "discovery: %u requests unanswered after all retries, %u answers refused "
+		       "or malformed, %u answers that contradict the sweep (see above)",
+		       drep.timeouts, drep.errors, drep.conflicts);
 	disc_report_free(&drep);
 	if (r < 0)
 		return r;
