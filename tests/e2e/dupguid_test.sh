@@ -1,8 +1,9 @@
 #!/bin/bash
 # Duplicate GUIDs, judged by infiniband-diags: on a fat tree whose last switch
 # carries the first switch's GUID (dupguid.topo), whose last host carries the
-# first host's node and port GUIDs (dupguid-host.topo), and whose last host is
-# given another host's NodeGUID (ibsim's Guid command), loomd --once
+# first host's node and port GUIDs (dupguid-host.topo), whose last host is
+# given another host's GUID (ibsim's Guid command), and whose last host has
+# its own NodeGUID but the first host's PortGUID, loomd --once
 # reaches SUBNET UP; it names the duplicate with both directed paths, and
 # smpquery -D on those paths finds the namesake and the node found first; the
 # namesake has no LID and the port facing it is not Active; every other node
@@ -156,8 +157,8 @@ else
 	tap_check "dupguid-host: simulator starts" false
 fi
 
-# The NodeGUID alone, neither host the SM's: h00032 takes h00002's NodeGUID
-# (ibsim's Guid command) and keeps its own PortGUID.
+# Neither host the SM's: h00032 takes h00002's GUID (ibsim's Guid command;
+# ibsim makes a CA's port GUIDs from its NodeGUID).
 topo=$topos/ft2-k8.topo
 if sim_start node "$topo" -I; then
 	sim_console node 'Guid "h00032" 0x0002c90400000200'
@@ -165,6 +166,24 @@ if sim_start node "$topo" -I; then
 	sim_stop node
 else
 	tap_check "dupguid-node: simulator starts" false
+fi
+
+# The PortGUID alone: h00008 made a two-port CA with NodeGUID 0x...00ff,
+# cabled by port 2, whose GUID ibsim makes NodeGUID + 2: h00001's port GUID.
+awk 'prev ~ /^caguid=/ && $0 ~ /"h00008"/ { sub(/^Hca\t1/, "Hca\t2"); held = 1 }
+     /^caguid=/ { if (prev != "") print prev; prev = $0; next }
+     prev != "" { if (held) prev = "caguid=0x0002c904000000ff"; print prev; prev = "" }
+     held && /^\[1\]/ { sub(/^\[1\]/, "[2]"); held = 0 }
+     { gsub(/"h00008"\[1\]/, "\"h00008\"[2]"); print }' \
+	"$topos/dupguid-host.topo" >"$tmp/dupguid-port.topo"
+if sim_start port "$tmp/dupguid-port.topo" -I; then
+	dup_check dupguid-port port "$tmp/dupguid-port.topo" h00008 h00001
+	tap_check "dupguid-port: reported as the PortGUID of h00001, entered by port 2" \
+		grep -q 'duplicate GUID 0x0002c90400000101: .*(entered by port 2) with the PortGUID' \
+		"$tmp/dupguid-port.log"
+	sim_stop port
+else
+	tap_check "dupguid-port: simulator starts" false
 fi
 
 tap_done
