@@ -168,6 +168,18 @@ else
 	tap_check "dupguid-node: simulator starts" false
 fi
 
+# Another type: leaf008 takes h00001's NodeGUID (ibsim's Guid command).
+if sim_start type "$topos/ft2-k8.topo"; then
+	sim_console type 'Guid "leaf008" 0x0002c90400000100'
+	dup_check dupguid-type type "$topos/ft2-k8.topo" leaf008 h00001
+	tap_check "dupguid-type: a switch with the NodeGUID of CA h00001" \
+		grep -q 'duplicate GUID 0x0002c90400000100: .* reaches a switch .* NodeGUID of CA "h00001"' \
+		"$tmp/dupguid-type.log"
+	sim_stop type
+else
+	tap_check "dupguid-type: simulator starts" false
+fi
+
 # The PortGUID alone: h00008 made a two-port CA with NodeGUID 0x...00ff,
 # cabled by port 2, whose GUID ibsim makes NodeGUID + 2: h00001's port GUID.
 awk 'prev ~ /^caguid=/ && $0 ~ /"h00008"/ { sub(/^Hca\t1/, "Hca\t2"); held = 1 }
