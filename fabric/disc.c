@@ -224,6 +224,11 @@ static void got_node_info(struct disc *d, const struct req *q, const struct smp_
 		}
 		ask_node(d, REQ_NODE_DESC, n, 0);
 		if (ni->node_type == NODE_SWITCH) {
+			/* Its PortGUID is port 0's: no CA port may have it (disc_namesake). */
+			if (set_port_guid(d, n, 0, ni->port_guid) < 0) {
+				d->err = -ENOMEM;
+				return;
+			}
 			ask_node(d, REQ_SWITCH_INFO, n, 0);
 			for (unsigned p = 0; p <= ni->num_ports; p++)
 				ask_node(d, REQ_PORT_INFO, n, (uint8_t)p);

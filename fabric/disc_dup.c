@@ -188,12 +188,15 @@ static bool note_namesake(struct disc *d, const struct req *q, const struct smp_
  * CA that answers with a known NodeGUID through a port already linked to
  * another neighbour is another CA. A multi-port namesake entered by a port
  * not linked yet cannot be told from the same CA reached by its other
- * port, unless its PortGUID gives it away (it is then a CA port namesake).
+ * port, unless its PortGUID gives it away. A new node whose PortGUID a CA
+ * port or a switch's port 0 has is left out too: ports are known by their
+ * GUIDs (guid2lid, the SA's records), so one of the two must go.
  */
 bool disc_namesake(struct disc *d, const struct req *q, const struct smp_node_info *ni,
 		   uint32_t n)
 {
 	uint32_t at;
+	uint8_t own;
 
 	if (n != ITAB_EMPTY) {
 		const struct dnode *nd = &d->node[n];
@@ -210,11 +213,11 @@ bool disc_namesake(struct disc *d, const struct req *q, const struct smp_node_in
 		    (n == q->node && ni->local_port == q->port))
 			return note_namesake(d, q, ni, ni->node_guid, n, DUP_CA);
 	}
-	if (ni->node_type == NODE_SWITCH)
-		return false;
+	/* IBA 14.2.5.3: a switch's PortGUID is port 0's, whatever port the SMP came in by. */
+	own = ni->node_type == NODE_SWITCH ? 0 : ni->local_port;
 	at = disc_find_port_guid(d, ni->port_guid);
-	if (at != ITAB_EMPTY && at != DISC_PORT_KEY(n, ni->local_port))
-		return note_namesake(d, q, ni, ni->port_guid, at >> 8, DUP_CA_PORT);
+	if (at != ITAB_EMPTY && at != DISC_PORT_KEY(n, own))
+		return note_namesake(d, q, ni, ni->port_guid, at >> 8, DUP_PORT);
 	return false;
 }
 
@@ -233,7 +236,7 @@ static const char *node_str(const struct dnode *nd, char *buf, size_t len)
 void disc_namesakes_report(struct disc *d)
 {
 	static const char *const what[] = {
-		[DUP_CA] = "NodeGUID", [DUP_CA_PORT] = "PortGUID", [DUP_OTHER_TYPE] = "NodeGUID",
+		[DUP_CA] = "NodeGUID", [DUP_PORT] = "PortGUID", [DUP_OTHER_TYPE] = "NodeGUID",
 	};
 
 	for (uint32_t i = 0; i < d->n_dup; i++) {

@@ -43,7 +43,7 @@ struct disc {
 	struct dnode *node;
 	uint32_t n, cap;
 	struct itab by_guid;
-	struct itab by_port_guid;  /* CA ports: DISC_PORT_KEY(node, port) */
+	struct itab by_port_guid;  /* CA ports, switch ports 0: DISC_PORT_KEY(node, port) */
 	struct disc_namesake *dup; /* CAs and CA ports left out, reported at the end */
 	uint32_t n_dup, cap_dup;
 	struct disc_report *rep;
@@ -95,7 +95,7 @@ struct disc_claim {
 
 /*
  * An answer that gave a GUID the sweep had already seen on another node (a
- * CA, a CA port, or a node of the other kind): what the report names once
+ * CA, a port, or a node of the other kind): what the report names once
  * the sweep is done and every node description is known.
  */
 struct disc_namesake {
@@ -110,9 +110,9 @@ struct disc_namesake {
 	uint8_t path[SMP_MAX_HOPS + 1];
 };
 
-enum disc_dup_kind { DUP_CA, DUP_CA_PORT, DUP_OTHER_TYPE };
+enum disc_dup_kind { DUP_CA, DUP_PORT, DUP_OTHER_TYPE };
 
-/* A CA port in by_port_guid: node index and port number in one uint32. */
+/* A port in by_port_guid: node index and port number in one uint32. */
 #define DISC_PORT_KEY(node, port) ((uint32_t)(node) << 8 | (uint8_t)(port))
 
 void disc_ask(struct disc *d, enum req_kind kind, uint32_t node, uint8_t port,
@@ -123,7 +123,7 @@ const char *disc_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t l
 uint32_t disc_find_port_guid(const struct disc *d, uint64_t guid);
 /*
  * A NodeInfo answer through q whose NodeGUID is that of known node n
- * (ITAB_EMPTY: none), or whose CA PortGUID is known: true if it comes from
+ * (ITAB_EMPTY: none), or whose PortGUID is known: true if it comes from
  * another node than the one that holds the GUID (recorded, and the port q
  * left by marked); such an answer is not walked or linked.
  */

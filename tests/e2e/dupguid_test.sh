@@ -1,15 +1,16 @@
 #!/bin/bash
-# Duplicate GUIDs, judged by infiniband-diags: on a fat tree whose last switch
-# carries the first switch's GUID (dupguid.topo), whose last host carries the
-# first host's node and port GUIDs (dupguid-host.topo), whose last host is
-# given another host's GUID (ibsim's Guid command), and whose last host has
-# its own NodeGUID but the first host's PortGUID, loomd --once
-# reaches SUBNET UP; it names the duplicate with both directed paths, and
-# smpquery -D on those paths finds the namesake and the node found first; the
-# namesake has no LID and the port facing it is not Active; every other node
-# answers smpquery over LID routes (the programmed LFTs, both ways) with
-# every one of its linked ports Active. The summary gives no other cause.
-# As a daemon, the duplicate is reported once, by the one heavy sweep.
+# Duplicate GUIDs, judged by infiniband-diags. Fabrics: a switch with the
+# first switch's GUID (dupguid.topo); a host with the first host's node and
+# port GUIDs (dupguid-host.topo); a host given another host's GUID and a
+# switch given a host's NodeGUID (ibsim's Guid command); a host with a GUID
+# of its own but the first host's PortGUID, or a switch's port 0 GUID (files
+# rewritten here). On each, loomd --once reaches SUBNET UP and gives no other
+# cause; it names the duplicate with both directed paths, and smpquery -D on
+# those paths finds the namesake and the node found first; the namesake (and
+# what is only behind it) has no LID and the ports facing it are not Active;
+# every other node answers smpquery over LID routes (the programmed LFTs,
+# both ways) with every one of its linked ports Active. As a daemon, the
+# duplicate is reported once, by the one heavy sweep.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
@@ -196,6 +197,20 @@ if sim_start port "$tmp/dupguid-port.topo" -I; then
 	sim_stop port
 else
 	tap_check "dupguid-port: simulator starts" false
+fi
+
+# A CA port with a switch's port GUID: h00008's caguid= one below spine001's
+# GUID makes its port 1 GUID spine001's port 0 GUID (its NodeGUID is free).
+sed '0,/caguid=0x0002c90400000100/! s/caguid=0x0002c90400000100/caguid=0x0002c90300000000/' \
+	"$topos/dupguid-host.topo" >"$tmp/dupguid-swport.topo"
+if sim_start swport "$tmp/dupguid-swport.topo"; then
+	dup_check dupguid-swport swport "$tmp/dupguid-swport.topo" h00008 spine001
+	tap_check "dupguid-swport: reported as the PortGUID of switch spine001" \
+		grep -q 'duplicate GUID 0x0002c90300000001: .* with the PortGUID of switch "spine001"' \
+		"$tmp/dupguid-swport.log"
+	sim_stop swport
+else
+	tap_check "dupguid-swport: simulator starts" false
 fi
 
 tap_done
