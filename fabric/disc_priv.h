@@ -44,7 +44,7 @@ struct disc {
 	uint32_t n, cap;
 	struct itab by_guid;
 	struct itab by_port_guid;  /* CA ports, switch ports 0: DISC_PORT_KEY(node, port) */
-	struct disc_namesake *dup; /* CAs and CA ports left out, reported at the end */
+	struct disc_namesake *dup; /* nodes left out for a known GUID, reported at the end */
 	uint32_t n_dup, cap_dup;
 	struct disc_report *rep;
 	struct disc_claim *claim; /* links to a switch already known, to verify */
