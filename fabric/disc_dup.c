@@ -247,8 +247,8 @@ void disc_namesakes_report(struct disc *d)
 
 		diag_msg(&d->rep->msgs, "duplicate GUID 0x%016" PRIx64 ": path %s reaches a %s "
 			 "(entered by port %u) with the %s of %s %s at path %s; it is left out%s, and "
-			 "port %u of %s %s that faces it is not brought up; checked again at the next "
-			 "heavy sweep", ns->guid, disc_path_str(ns->path, ns->hops, a, sizeof(a)),
+			 "port %u of %s %s that faces it is left as it is (not brought up); checked "
+			 "again at the next heavy sweep", ns->guid, disc_path_str(ns->path, ns->hops, a, sizeof(a)),
 			 type_name(ns->type), ns->entry_port, what[ns->kind],
 			 type_name(first->ni.node_type), node_str(first, fa, sizeof(fa)),
 			 disc_path_str(first->path, first->hops, b, sizeof(b)),
