@@ -43,10 +43,14 @@ Options for every generator:
                  disconnect the fabric, unless:
   --keep-connected  with --degrade: skip links whose removal would cut the
                  fabric in two (fails if not enough links can go).
-  --dup-guid     give the last switch the GUID of the first one (a second
-                 switchguid= line repeating an earlier value). ibsim refuses
-                 such a file unless started with -I (ignore duplicates); the
-                 file's header says so.
+  --dup-guid [switch|host]
+                 give the last switch (default) the GUID of the first one (a
+                 second switchguid= line repeating an earlier value); with
+                 host, the last host takes the first host's caguid=, so its
+                 node and port GUIDs are the first host's (ibsim numbers a
+                 CA's ports from its node GUID). ibsim refuses such a file
+                 unless started with -I (ignore duplicates); the file's
+                 header says so.
 
 Output: a '#' header with the command line and the counts, then hosts, then
 switches, each preceded by an explicit switchguid=/caguid= line so that no
@@ -413,15 +417,18 @@ def degrade(fab, fraction, rng, keep_connected=False):
             "fabric kept connected")
 
 
-def dup_guid(fab):
-    """Give the last switch (or host) the GUID of the first; a header line."""
-    for kind in ("Switch", "Hca"):
+def dup_guid(fab, what):
+    """Give the last switch (what == "switch"; a host if there are fewer than
+    two switches) or the last host (what == "host") the GUID of the first of
+    its kind; a header line."""
+    kinds = ("Switch", "Hca") if what == "switch" else ("Hca",)
+    for kind in kinds:
         same = [n for n in fab.nodes if n["kind"] == kind]
         if len(same) >= 2:
             same[-1]["guid"] = same[0]["guid"]
             return (f"duplicate GUID injected: {same[-1]['name']} has the GUID of "
                     f"{same[0]['name']}; start ibsim with -I to load this file")
-    raise ValueError("--dup-guid needs two nodes of one kind")
+    raise ValueError(f"--dup-guid {what} needs two nodes of one kind")
 
 
 # ---------------------------------------------------------------- check
@@ -647,9 +654,10 @@ def build_parser():
                         help="remove this fraction of the switch-to-switch links")
     common.add_argument("--keep-connected", action="store_true",
                         help="with --degrade: never remove a link that would cut the fabric")
-    common.add_argument("--dup-guid", action="store_true",
-                        help="repeat the first switch's GUID on the last one "
-                             "(ibsim then needs -I)")
+    common.add_argument("--dup-guid", nargs="?", const="switch", choices=("switch", "host"),
+                        metavar="switch|host",
+                        help="repeat the first switch's (or host's) GUID on the last one "
+                             "(ibsim then needs -I); default switch")
 
     def gen(name, help_text, **kw):
         return sub.add_parser(name, parents=[common], help=help_text,
@@ -713,7 +721,7 @@ def generate(args, argv):
         need(0 <= args.degrade <= 1, "--degrade takes a fraction 0..1")
         header.append(degrade(fab, args.degrade, rng, args.keep_connected))
     if args.dup_guid:
-        header.append(dup_guid(fab))
+        header.append(dup_guid(fab, args.dup_guid))
     return fab.render(header)
 
 

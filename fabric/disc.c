@@ -109,7 +109,7 @@ void disc_link_ports(struct disc *d, uint32_t a, uint8_t pa, uint32_t b, uint8_t
 	if ((x->peer_node == b && x->peer_port == pb) && (y->peer_node == a && y->peer_port == pa))
 		return;
 	if (x->peer_node != SUBNET_NONE || y->peer_node != SUBNET_NONE) {
-		d->rep->errors++;
+		d->rep->conflicts++;
 		diag_msg(&d->rep->msgs, "node 0x%016" PRIx64 " port %u and node 0x%016" PRIx64 " port %u "
 		       "both claim a link the sweep has already seen elsewhere "
 		       "(duplicate GUIDs?); kept the first one found",
@@ -128,6 +128,8 @@ static int add_node(struct disc *d, const struct smp_node_info *ni, const struct
 	struct dnode *nd;
 	uint32_t n = d->n;
 
+	if (n >= (1u << 24) - 1)
+		return -E2BIG; /* DISC_PORT_KEY's node bits; 48K LIDs come far sooner */
 	if (n == d->cap) {
 		uint32_t cap = d->cap ? d->cap * 2 : 64;
 		struct dnode *p = realloc(d->node, cap * sizeof(*p));
@@ -155,12 +157,48 @@ static int add_node(struct disc *d, const struct smp_node_info *ni, const struct
 	return 0;
 }
 
+static uint64_t dport_hash(uint32_t key, const void *ctx)
+{
+	const struct disc *d = ctx;
+
+	return itab_hash_u64(d->node[key >> 8].port[key & 0xff].guid);
+}
+
+static bool dport_eq(uint32_t key, const void *guid, const void *ctx)
+{
+	const struct disc *d = ctx;
+
+	return d->node[key >> 8].port[key & 0xff].guid == *(const uint64_t *)guid;
+}
+
+/* The CA port that carries PortGUID guid, as DISC_PORT_KEY(node, port), or ITAB_EMPTY. */
+uint32_t disc_find_port_guid(const struct disc *d, uint64_t guid)
+{
+	return itab_find(&d->by_port_guid, itab_hash_u64(guid), &guid, dport_eq, d);
+}
+
+/* A CA port's GUID, from the NodeInfo that reached the node through it. */
+static int set_port_guid(struct disc *d, uint32_t n, uint8_t port, uint64_t guid)
+{
+	struct dport *dp = &d->node[n].port[port];
+
+	if (dp->guid == guid)
+		return 0;
+	if (dp->guid)
+		itab_remove(&d->by_port_guid, itab_hash_u64(dp->guid), DISC_PORT_KEY(n, port),
+			    dport_hash, d);
+	dp->guid = guid;
+	if (!guid)
+		return 0;
+	return itab_insert(&d->by_port_guid, itab_hash_u64(guid), DISC_PORT_KEY(n, port),
+			   dport_hash, d);
+}
+
 /*
- * A NodeInfo answer: a new node is walked, a known one only linked.
- * TODO: two nodes with one NodeGUID are taken for one node reached twice; only
- * a type or port-count mismatch, or a link that contradicts an earlier one,
- * gives them away (reported). Telling them apart needs the PortGUID and the
- * neighbours' view, as OpenSM's duplicate-GUID handling does.
+ * A NodeInfo answer: a new node is walked, a known one only linked. A node
+ * that gives a GUID the sweep knows from another node is left out: a CA or
+ * a CA port whose port is already linked elsewhere, or whose type differs,
+ * here (disc_namesake); a switch after the sweep (claims, disc_dup.c).
  */
 static void got_node_info(struct disc *d, const struct req *q, const struct smp_node_info *ni)
 {
@@ -168,13 +206,15 @@ static void got_node_info(struct disc *d, const struct req *q, const struct smp_
 	struct dnode *nd;
 
 	if (ni->local_port > ni->num_ports) {
-		d->rep->errors++;
+		d->rep->conflicts++;
 		diag_msg(&d->rep->msgs, "node 0x%016" PRIx64 ": NodeInfo says it was entered by port %u of %u; "
 		       "ignored", ni->node_guid, ni->local_port, ni->num_ports);
 		return;
 	}
 	bool known = n != ITAB_EMPTY;
 
+	if (q->node != SUBNET_NONE && disc_namesake(d, q, ni, n))
+		return;
 	if (!known) {
 		int r = add_node(d, ni, q, &n);
 
@@ -184,22 +224,24 @@ static void got_node_info(struct disc *d, const struct req *q, const struct smp_
 		}
 		ask_node(d, REQ_NODE_DESC, n, 0);
 		if (ni->node_type == NODE_SWITCH) {
+			/* Its PortGUID is port 0's: no CA port may have it (disc_namesake). */
+			if (set_port_guid(d, n, 0, ni->port_guid) < 0) {
+				d->err = -ENOMEM;
+				return;
+			}
 			ask_node(d, REQ_SWITCH_INFO, n, 0);
 			for (unsigned p = 0; p <= ni->num_ports; p++)
 				ask_node(d, REQ_PORT_INFO, n, (uint8_t)p);
 		}
-	} else if (d->node[n].ni.node_type != ni->node_type ||
-		   d->node[n].ni.num_ports != ni->num_ports) {
-		d->rep->errors++;
-		diag_msg(&d->rep->msgs, "NodeGUID 0x%016" PRIx64 " answers as two different nodes "
-		       "(duplicate GUID); the second one is not walked", ni->node_guid);
-		return;
 	}
 	nd = &d->node[n];
 	if (ni->node_type != NODE_SWITCH) {
 		struct dport *dp = &nd->port[ni->local_port];
 
-		dp->guid = ni->port_guid;
+		if (set_port_guid(d, n, ni->local_port, ni->port_guid) < 0) {
+			d->err = -ENOMEM;
+			return;
+		}
 		/* A CA's PortInfo is read through the port that reached it. */
 		if (!dp->pi_asked) {
 			dp->pi_asked = true;
@@ -254,7 +296,7 @@ static void got_port_info(struct disc *d, const struct req *q, const struct smp_
 	if (!sw && !(nd->hops == 0 && q->port == nd->ni.local_port))
 		return;
 	if (q->hops >= SMP_MAX_HOPS) {
-		d->rep->errors++;
+		d->rep->conflicts++;
 		diag_msg(&d->rep->msgs, "path %s port %u: more than %u hops; not followed",
 		       disc_path_str(q->path, q->hops, buf, sizeof(buf)), q->port, SMP_MAX_HOPS);
 		return;
@@ -399,7 +441,7 @@ static int build_node(struct disc *d, struct subnet *sn, uint32_t i)
 
 		if (dp->guid && nd->ni.node_type != NODE_SWITCH &&
 		    subnet_set_port_guid(sn, m->port_base + p, dp->guid) < 0) {
-			d->rep->errors++;
+			d->rep->conflicts++;
 			diag_msg(&d->rep->msgs, "node 0x%016" PRIx64 " port %u: PortGUID 0x%016" PRIx64
 			       " is used by another port too", nd->ni.node_guid, p, dp->guid);
 		}
@@ -490,7 +532,9 @@ static void disc_free(struct disc *d)
 		free(d->node[i].port);
 	free(d->node);
 	free(d->claim);
+	free(d->dup);
 	itab_free(&d->by_guid);
+	itab_free(&d->by_port_guid);
 }
 
 int disc_run(struct txn *x, struct subnet **out, struct disc_live *live, struct disc_report *rep)
@@ -507,6 +551,7 @@ int disc_run(struct txn *x, struct subnet **out, struct disc_live *live, struct 
 		r = d.err;
 	if (r == 0)
 		r = disc_verify_claims(&d);
+	disc_namesakes_report(&d);
 	if (r == 0 && d.n == 0)
 		r = -EIO;
 	if (r == 0)

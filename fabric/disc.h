@@ -18,8 +18,10 @@
  */
 struct disc_report {
 	unsigned timeouts;     /* requests given up on after all retries */
-	unsigned errors;       /* refused (MAD status), undecodable, or inconsistent */
-	unsigned dups;         /* switches left out: their GUID belongs to one found first */
+	unsigned errors;       /* refused (MAD status) or undecodable answers */
+	unsigned conflicts;    /* answers that contradict the sweep (links, ports, hops) */
+	unsigned dups;         /* nodes or CA ports left out: their GUID belongs to one found
+				* first; the rest of the fabric is whole without them */
 	struct diag msgs;      /* start it with .limit = DISC_MAX_MSGS */
 };
 

@@ -13,9 +13,16 @@
  * first (nearest the SM in the breadth-first sweep) keeps the GUID. This
  * costs one SMP per redundant link between known switches, a few percent of
  * a sweep.
+ *
+ * Duplicate CA GUIDs need no probe: a CA port has one link, so a CA that
+ * gives a known NodeGUID through a port already linked elsewhere, or a known
+ * CA PortGUID on another port, is another CA. It is left out the same way,
+ * and so is a node whose GUID a node of the other type has. These are
+ * reported once the sweep is done, when every description is known.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,4 +161,99 @@ int disc_verify_claims(struct disc *d)
 		r = txn_run(d->x, -1);
 	}
 	return d->err ? d->err : r;
+}
+
+static bool note_namesake(struct disc *d, const struct req *q, const struct smp_node_info *ni,
+			  uint64_t guid, uint32_t first, enum disc_dup_kind kind)
+{
+	struct disc_namesake *ns;
+
+	d->rep->dups++;
+	d->node[q->node].port[q->port].faces_dup = true;
+	if (array_grow((void **)&d->dup, &d->cap_dup, d->n_dup + 1, sizeof(*ns)) < 0) {
+		d->err = -ENOMEM;
+		return true;
+	}
+	ns = &d->dup[d->n_dup++];
+	*ns = (struct disc_namesake){ .guid = guid, .first = first, .from_node = q->node,
+				      .from_port = q->port, .kind = (uint8_t)kind,
+				      .type = ni->node_type, .entry_port = ni->local_port,
+				      .hops = q->hops };
+	memcpy(ns->path, q->path, (size_t)q->hops + 1);
+	return true;
+}
+
+/*
+ * A CA port has one link (IBA 5.2.2: a port is one end of one link), so a
+ * CA that answers with a known NodeGUID through a port already linked to
+ * another neighbour is another CA. A multi-port namesake entered by a port
+ * not linked yet cannot be told from the same CA reached by its other
+ * port, unless its PortGUID gives it away. A new node whose PortGUID a CA
+ * port or a switch's port 0 has is left out too: ports are known by their
+ * GUIDs (guid2lid, the SA's records), so one of the two must go.
+ */
+bool disc_namesake(struct disc *d, const struct req *q, const struct smp_node_info *ni,
+		   uint32_t n)
+{
+	uint32_t at;
+	uint8_t own;
+
+	if (n != ITAB_EMPTY) {
+		const struct dnode *nd = &d->node[n];
+		const struct dport *dp;
+
+		if (nd->ni.node_type != ni->node_type || nd->ni.num_ports != ni->num_ports)
+			return note_namesake(d, q, ni, ni->node_guid, n, DUP_OTHER_TYPE);
+		if (ni->node_type == NODE_SWITCH)
+			return false; /* a claim, verified once the sweep is done */
+		dp = &nd->port[ni->local_port];
+		/* Or it is the local CA seen back through its own port: a namesake cabled to it. */
+		if ((dp->peer_node != SUBNET_NONE &&
+		     !(dp->peer_node == q->node && dp->peer_port == q->port)) ||
+		    (n == q->node && ni->local_port == q->port))
+			return note_namesake(d, q, ni, ni->node_guid, n, DUP_CA);
+	}
+	/* IBA 14.2.5.3: a switch's PortGUID is port 0's, whatever port the SMP came in by. */
+	own = ni->node_type == NODE_SWITCH ? 0 : ni->local_port;
+	at = disc_find_port_guid(d, ni->port_guid);
+	if (at != ITAB_EMPTY && at != DISC_PORT_KEY(n, own))
+		return note_namesake(d, q, ni, ni->port_guid, at >> 8, DUP_PORT);
+	return false;
+}
+
+static const char *type_name(uint8_t type)
+{
+	return type == NODE_SWITCH ? "switch" : type == NODE_CA ? "CA" : "router";
+}
+
+/* "leaf004" (0x0002c90300000006): a node as the messages name it. */
+static const char *node_str(const struct dnode *nd, char *buf, size_t len)
+{
+	snprintf(buf, len, "\"%s\" (0x%016" PRIx64 ")", nd->desc, nd->ni.node_guid);
+	return buf;
+}
+
+void disc_namesakes_report(struct disc *d)
+{
+	static const char *const what[] = {
+		[DUP_CA] = "NodeGUID", [DUP_PORT] = "PortGUID", [DUP_OTHER_TYPE] = "NodeGUID",
+	};
+
+	for (uint32_t i = 0; i < d->n_dup; i++) {
+		const struct disc_namesake *ns = &d->dup[i];
+		const struct dnode *first = &d->node[ns->first], *from = &d->node[ns->from_node];
+		char a[4 * SMP_MAX_HOPS], b[4 * SMP_MAX_HOPS], fa[SMP_DATA_SIZE + 24];
+		char fb[SMP_DATA_SIZE + 24];
+
+		diag_msg(&d->rep->msgs, "duplicate GUID 0x%016" PRIx64 ": path %s reaches a %s "
+			 "(entered by port %u) with the %s of %s %s at path %s; it is left out%s, and "
+			 "port %u of %s %s that faces it is left as it is (not brought up); checked "
+			 "again at the next heavy sweep", ns->guid, disc_path_str(ns->path, ns->hops, a, sizeof(a)),
+			 type_name(ns->type), ns->entry_port, what[ns->kind],
+			 type_name(first->ni.node_type), node_str(first, fa, sizeof(fa)),
+			 disc_path_str(first->path, first->hops, b, sizeof(b)),
+			 ns->type == NODE_SWITCH ? " with what is only reachable through it" : "",
+			 ns->from_port,
+			 type_name(from->ni.node_type), node_str(from, fb, sizeof(fb)));
+	}
 }

@@ -43,6 +43,9 @@ struct disc {
 	struct dnode *node;
 	uint32_t n, cap;
 	struct itab by_guid;
+	struct itab by_port_guid;  /* CA ports, switch ports 0: DISC_PORT_KEY(node, port) */
+	struct disc_namesake *dup; /* nodes left out for a known GUID, reported at the end */
+	uint32_t n_dup, cap_dup;
 	struct disc_report *rep;
 	struct disc_claim *claim; /* links to a switch already known, to verify */
 	uint32_t n_claims, cap_claims, claims_done;
@@ -90,10 +93,44 @@ struct disc_claim {
 	uint64_t exp_guid;   /* the node with this GUID */
 };
 
+/*
+ * An answer that gave a GUID the sweep had already seen on another node (a
+ * CA, a port, or a node of the other kind): what the report names once
+ * the sweep is done and every node description is known.
+ */
+struct disc_namesake {
+	uint64_t guid;
+	uint32_t first;      /* the node found first, which keeps the GUID */
+	uint32_t from_node;  /* the port that faces the namesake, left alone */
+	uint8_t from_port;
+	uint8_t kind;        /* enum disc_dup_kind */
+	uint8_t type;        /* the namesake's NodeInfo:NodeType */
+	uint8_t entry_port;  /* and the port it answered through */
+	uint8_t hops;        /* the route that reached the namesake */
+	uint8_t path[SMP_MAX_HOPS + 1];
+};
+
+enum disc_dup_kind { DUP_CA, DUP_PORT, DUP_OTHER_TYPE };
+
+/* A port in by_port_guid: node index and port number in one uint32. */
+#define DISC_PORT_KEY(node, port) ((uint32_t)(node) << 8 | (uint8_t)(port))
+
 void disc_ask(struct disc *d, enum req_kind kind, uint32_t node, uint8_t port,
 	      const uint8_t *path, uint8_t hops);
 void disc_link_ports(struct disc *d, uint32_t a, uint8_t pa, uint32_t b, uint8_t pb);
 const char *disc_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len);
+
+uint32_t disc_find_port_guid(const struct disc *d, uint64_t guid);
+/*
+ * A NodeInfo answer through q whose NodeGUID is that of known node n
+ * (ITAB_EMPTY: none), or whose PortGUID is known: true if it comes from
+ * another node than the one that holds the GUID (recorded, and the port q
+ * left by marked); such an answer is not walked or linked.
+ */
+bool disc_namesake(struct disc *d, const struct req *q, const struct smp_node_info *ni,
+		   uint32_t n);
+/* The namesakes recorded, one message each, into the report. */
+void disc_namesakes_report(struct disc *d);
 
 int disc_claim(struct disc *d, const struct req *q, uint32_t n, uint8_t port);
 /* Verify every claim (probes through the fabric); runs the transaction loop. */

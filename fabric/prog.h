@@ -16,8 +16,8 @@
  *   prog_cache.c  the LFTs as last programmed, by switch GUID (the SA reads them)
  *   disc.c        directed-route discovery (disc.h): NodeInfo, NodeDescription,
  *                 SwitchInfo and PortInfo of every node -> a model and disc_live
- *   disc_dup.c    duplicate switch GUIDs: probes that tell a redundant link from
- *                 a namesake, which is left out
+ *   disc_dup.c    duplicate GUIDs: probes that tell a redundant link from a
+ *                 namesake switch; CAs and CA ports with a known GUID; all left out
  *   disc_priv.h   what disc.c and disc_dup.c share: the sweep's state
  *
  * Data flows one way: disc_run() reads the fabric into a model (model/) and

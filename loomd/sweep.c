@@ -81,12 +81,16 @@ static int plan_sweep(struct sweeper *s, struct subnet *sn, const struct disc_li
 	struct plan_report rep = { .lids.msgs.limit = 32, .pkeys.limit = 32 };
 	struct plan_opts po = { .engines = s->o.engines, .route = s->o.route,
 				.config = s->o.config, .vl_cap = qos_switch_vl_cap(sn, live),
-				.sm_port = plan_sm_port(sn, live->local_port) };
+				.sm_port = plan_sm_port(sn, live->local_port),
+				.lid_cap = lid_switch_cap(sn, live) };
 	char names[128], refused[1024];
 	int r;
 
 	r = plan_build(sn, s->lids, &po, s->mcast, plan, &rep);
 	copy_msgs(msgs, &rep.lids.msgs, "LIDs");
+	if (r == 0 && rep.lid_err)
+		not_up(st, "out of LIDs below %u: %u ports have none", po.lid_cap ? po.lid_cap :
+		       SUBNET_LID_UCAST_END + 1u, rep.lids.unassigned);
 	if (r == 0 && s->o.guid2lid && (rep.lids.map_updates || !s->heavy)) {
 		int w = lid_map_save(s->lids, s->o.guid2lid);
 
@@ -182,8 +186,11 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 	st->heavy = true;
 	r = disc_run(s->x, &sn, &live, &drep);
 	copy_msgs(msgs, &drep.msgs, "discovery");
-	if (drep.timeouts + drep.errors)
-		not_up(st, "discovery: %u requests unanswered or refused", drep.timeouts + drep.errors);
+	/* Each kind named apart: the summary line must give the real cause. */
+	if (drep.timeouts + drep.errors + drep.conflicts)
+		not_up(st, "discovery: %u requests unanswered after all retries, %u answers refused "
+		       "or malformed, %u answers that contradict the sweep (see above)",
+		       drep.timeouts, drep.errors, drep.conflicts);
 	disc_report_free(&drep);
 	if (r < 0)
 		return r;

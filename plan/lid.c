@@ -47,6 +47,8 @@ struct assign {
 	struct want *w;
 	uint32_t n;
 	uint32_t *owner; /* owner[lid]: want index, index of an offline entry | OFFLINE, or FREE */
+	uint32_t top;    /* the highest LID a port may get: every switch's LFT must hold it */
+	uint16_t cap;    /* the smallest LinearFDBCap, or 0: none given */
 	uint32_t unaligned, nospace; /* ports that lost their map LIDs to the LMC, found none */
 };
 
@@ -59,7 +61,7 @@ static bool range_free(const struct assign *a, uint32_t base, uint8_t lmc)
 {
 	uint32_t n = 1u << lmc;
 
-	if (base < 1 || base & (n - 1) || base + n - 1 > SUBNET_LID_UCAST_END)
+	if (base < 1 || base & (n - 1) || base + n - 1 > a->top)
 		return false;
 	for (uint32_t l = base; l < base + n; l++)
 		if (a->owner[l] != FREE)
@@ -200,8 +202,7 @@ static uint32_t lowest_free(const struct assign *a, uint8_t lmc, uint32_t *curso
 {
 	uint32_t step = 1u << lmc;
 
-	for (uint32_t b = (*cursor + step - 1) & ~(step - 1); b + step - 1 <= SUBNET_LID_UCAST_END;
-	     b += step)
+	for (uint32_t b = (*cursor + step - 1) & ~(step - 1); b + step - 1 <= a->top; b += step)
 		if (range_free(a, b, lmc)) {
 			*cursor = b;
 			return b;
@@ -228,12 +229,23 @@ static void new_pass(struct assign *a)
 	}
 }
 
+/* Does the range base .. base + 2^lmc - 1 go past what every switch can forward? */
+static bool past_cap(const struct assign *a, uint32_t base, uint8_t lmc)
+{
+	return base + (1u << lmc) - 1 > a->top && base + (1u << lmc) - 1 <= SUBNET_LID_UCAST_END;
+}
+
 /* Who holds part of an aligned map range that a port could not keep, for the message. */
 static void lost_why(const struct assign *a, const struct want *w, char *buf, size_t size)
 {
 	uint32_t n = 1u << w->lmc, base = a->m->e[w->ent].lid;
 	char who[160];
 
+	if (past_cap(a, base, w->lmc)) {
+		snprintf(buf, size, "a switch's LinearFDBCap is %u: its LFT holds no LID past 0x%04x",
+			 a->cap, a->top);
+		return;
+	}
 	for (uint32_t l = base; l < base + n; l++) {
 		uint32_t o = a->owner[l];
 
@@ -278,8 +290,22 @@ static void report_port(struct assign *a, uint32_t i)
 			 port_name(a->sn, w->port, name, sizeof(name)), 1u << w->lmc, w->lmc);
 		break;
 	default:
+		/*
+		 * IBA 14.2.5.4: a switch forwards only LIDs below its
+		 * LinearFDBCap; a port kept at a LID past it is unreachable.
+		 */
+		if (!w->map_lost && w->old && w->lid != w->old && past_cap(a, w->old, w->lmc)) {
+			a->rep->moved_cap++;
+			diag_msg(&rep->msgs, "%s: LID 0x%04x (%u) is past what every switch can "
+				 "forward (the smallest LinearFDBCap is %u: LIDs below it); it moves "
+				 "to 0x%04x", port_name(a->sn, w->port, name, sizeof(name)), w->old,
+				 w->old, a->cap, w->lid);
+			break;
+		}
 		if (!w->map_lost)
 			break;
+		if (past_cap(a, a->m->e[w->ent].lid, w->lmc))
+			a->rep->moved_cap++;
 		/* Expected after an LMC change: one line for all of them, at the end. */
 		if (a->m->e[w->ent].lid & ((1u << w->lmc) - 1)) {
 			a->unaligned++;
@@ -351,11 +377,32 @@ static void commit(struct assign *a)
 	}
 }
 
+uint16_t lid_switch_cap(const struct subnet *sn, const struct disc_live *live)
+{
+	uint16_t cap = 0;
+
+	for (uint32_t i = 0; i < sn->n_nodes; i++) {
+		uint16_t c = live->node[i].si.lin_cap;
+
+		if (subnet_is_switch(sn, i) && c && (!cap || c < cap))
+			cap = c;
+	}
+	return cap;
+}
+
 int lid_assign(struct subnet *sn, struct lid_map *m, uint8_t lmc, struct lid_report *rep)
+{
+	return lid_assign_cap(sn, m, lmc, 0, rep);
+}
+
+int lid_assign_cap(struct subnet *sn, struct lid_map *m, uint8_t lmc, uint16_t cap,
+		   struct lid_report *rep)
 {
 	_cleanup_free_ uint32_t *owner = malloc(NLIDS * sizeof(*owner));
 	_cleanup_free_ uint8_t *present = NULL;
-	struct assign a = { .sn = sn, .m = m, .rep = rep, .owner = owner };
+	struct assign a = { .sn = sn, .m = m, .rep = rep, .owner = owner, .cap = cap,
+			    .top = cap && cap <= SUBNET_LID_UCAST_END ? cap - 1u :
+			    SUBNET_LID_UCAST_END };
 	struct lid_ent *e;
 	uint32_t ne;
 	int r;
@@ -366,7 +413,7 @@ int lid_assign(struct subnet *sn, struct lid_map *m, uint8_t lmc, struct lid_rep
 		return -ENOMEM;
 	memset(owner, 0xff, NLIDS * sizeof(*owner)); /* FREE */
 	rep->kept_map = rep->kept_fabric = rep->assigned_new = rep->changed = 0;
-	rep->unassigned = rep->duplicate = rep->map_updates = 0;
+	rep->unassigned = rep->duplicate = rep->map_updates = rep->moved_cap = 0;
 	r = collect(&a, lmc);
 	if (r == 0)
 		r = reserve_offline(&a, &present);
@@ -388,7 +435,9 @@ int lid_assign(struct subnet *sn, struct lid_map *m, uint8_t lmc, struct lid_rep
 			 "for LMC %u (%u LIDs a port)", a.unaligned, lmc, 1u << lmc);
 	if (a.nospace) {
 		diag_msg(&rep->msgs, "out of LIDs: %u ports left without one (LMC %u gives each CA "
-			 "port %u LIDs; a lower LMC fits more)", a.nospace, lmc, 1u << lmc);
+			 "port %u LIDs; a lower LMC fits more%s)", a.nospace, lmc, 1u << lmc,
+			 a.top < SUBNET_LID_UCAST_END ? "; every switch's LFT must hold every LID, "
+			 "and the smallest one stops at its LinearFDBCap" : "");
 		r = -ENOSPC;
 	}
 out:

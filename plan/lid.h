@@ -27,6 +27,7 @@
 #include <stdio.h>
 
 #include "lib/diag.h"
+#include "model/disc_live.h"
 #include "model/subnet.h"
 
 #define LID_MAX_MSGS 64
@@ -90,6 +91,7 @@ struct lid_report {
 	unsigned unassigned;   /* left without a LID: out of LIDs, duplicate or zero GUID */
 	unsigned duplicate;    /* of those, ports whose GUID an earlier port has */
 	unsigned map_updates;  /* map entries added or changed: save if not 0 */
+	unsigned moved_cap;    /* of the changed, moved from LIDs past the LinearFDBCap */
 	struct diag msgs;      /* start it with .limit = LID_MAX_MSGS */
 };
 
@@ -115,5 +117,21 @@ void lid_report_free(struct lid_report *rep);
  * reported); -EINVAL if lmc > LID_LMC_MAX; -ENOMEM (sn and m untouched).
  */
 int lid_assign(struct subnet *sn, struct lid_map *m, uint8_t lmc, struct lid_report *rep);
+/*
+ * The same within a cap: no port keeps or gets a LID at or above cap (the
+ * smallest SwitchInfo:LinearFDBCap of the fabric's switches, IBA 14.2.5.4:
+ * a switch forwards no LID past its LFT), or a range whose top (base +
+ * 2^LMC - 1) is. A port whose map or model LID is past it moves to a free
+ * range below, is reported, and counts in changed and moved_cap. cap 0: no
+ * limit but the unicast range's (lid_assign).
+ */
+int lid_assign_cap(struct subnet *sn, struct lid_map *m, uint8_t lmc, uint16_t cap,
+		   struct lid_report *rep);
+/*
+ * The cap for lid_assign_cap: the smallest SwitchInfo:LinearFDBCap of sn's
+ * switches as discovery read it (switches that gave none are skipped); 0 if
+ * none gave one.
+ */
+uint16_t lid_switch_cap(const struct subnet *sn, const struct disc_live *live);
 
 #endif

@@ -221,7 +221,7 @@ int cmd_discover(int argc, char **argv)
 		return 2;
 	}
 	rc = print_model(&a, source, sn);
-	if (rc == 0 && (rep.timeouts || rep.errors))
+	if (rc == 0 && (rep.timeouts || rep.errors || rep.conflicts))
 		rc = 1;
 	disc_report_free(&rep);
 	return rc;

@@ -16,3 +16,4 @@ $gen dragonfly -a 4 -p 2 -h 2 -o dragonfly-small.topo
 $gen random -n 16 -d 4 --seed 1 -o random-16-d4.topo
 $gen parallel -n 4 -o parallel.topo
 $gen fattree2 -k 4 --dup-guid -o dupguid.topo
+$gen fattree2 -k 4 --dup-guid host -o dupguid-host.topo
