@@ -10,6 +10,7 @@
  *   cmd_config.c    loom config: check loom.yaml, print it normalised
  *   cmd_verify.c    loom verify: judge dump_lfts tables (routing/check.c)
  *   cmd_route.c     loom route: the dry run, tables loomd would program
+ *   cmd_health.c    loom health: sweep the live fabric, print what fabric/health_* judge
  *   check_print.c   the route-quality report, text and JSON (verify, route)
  *   topo_print.c    the outputs topo and discover share (counts, JSON, list)
  *
@@ -25,6 +26,8 @@ int cmd_config(int argc, char **argv);
 /* loom verify (cmd_verify.c): judge dump_lfts tables against an ibnetdiscover capture. */
 int cmd_verify(int argc, char **argv);
 int cmd_route(int argc, char **argv);
+/* loom health (cmd_health.c): 0 healthy, 1 problems, 2 could not check. */
+int cmd_health(int argc, char **argv);
 /* Load path (NULL: the default file, which may be absent), report to stderr as prog,
  * print the normalised config if print; 0 valid, 1 invalid, 2 unreadable. loomd's
  * --check-config calls it too. */

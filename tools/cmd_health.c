@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loom health: sweep the live fabric (as loom discover does), read what the
+ * judges need, print their findings. Reads only; changes nothing.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cleanup.h"
+#include "lib/json.h"
+#include "tools/loom.h"
+#include "mad/txn.h"
+#include "mad/umad.h"
+#include "fabric/disc.h"
+#include "fabric/health.h"
+#include "fabric/health_read.h"
+#include "model/subnet.h"
+#include "model/topo.h"
+
+enum { EXIT_HEALTHY, EXIT_PROBLEMS, EXIT_CANNOT };
+
+static void health_usage(FILE *f)
+{
+	fprintf(f, "usage: loom health [--only GROUPS] [--expect TOPOFILE] [--json] [--strict]\n"
+		   "                   [--ca NAME] [--port N] [--window N] [--timeout MS] [--retries N]\n\n"
+		   "Sweep the live fabric with directed-route SMPs, judge it and print one line\n"
+		   "per problem: node description, GUID, port, measured against expected.\n"
+		   "Reads only; changes nothing.\n\n"
+		   "  --only GROUPS    comma-separated groups to check (default: all):\n"
+		   "                   links  port states, trained width and speed, MTU and VLs\n"
+		   "                          of both ends of every link\n"
+		   "                   sm     one master SM, LIDs unique and set, MasterSMLID\n"
+		   "  --expect FILE    a topology file (ibnetdiscover or ibsim form): its links\n"
+		   "                   that the fabric does not have are reported (links group)\n"
+		   "  --json           every finding, machine-readable, on stdout\n"
+		   "  --strict         warnings count as problems (exit 1)\n"
+		   "  --ca NAME        the CA to send from (default: the first one)\n"
+		   "  --port N         its port (default: the first one)\n"
+		   "  --window N       SMPs in flight at once (default 16)\n"
+		   "  --timeout MS     per try (default 200)\n"
+		   "  --retries N      tries after the first (default 3)\n\n"
+		   "Exit status: 0 healthy (warnings alone too, unless --strict), 1 problems\n"
+		   "found, 2 could not check (no port, fabric unreadable, no master SM).\n");
+}
+
+struct health_args {
+	const char *ca, *expect;
+	unsigned port, groups;
+	bool json, strict;
+	struct txn_opts o;
+};
+
+static int parse_uint(const char *s, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > max || s[0] == '-')
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct health_args *a)
+{
+	static const struct option opts[] = {
+		{ "ca", required_argument, NULL, 'c' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "expect", required_argument, NULL, 'e' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "retries", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int c, li = 0, r = 0;
+
+	while ((c = getopt_long(argc, argv, "h", opts, &li)) != -1) {
+		switch (c) {
+		case 'c': a->ca = optarg; break;
+		case 'p': r = parse_uint(optarg, 254, &a->port); break;
+		case 'o': r = health_groups_parse(optarg, &a->groups); break;
+		case 'e': a->expect = optarg; break;
+		case 'j': a->json = true; break;
+		case 's': a->strict = true; break;
+		case 'w': r = parse_uint(optarg, 4096, &a->o.window); break;
+		case 't': r = parse_uint(optarg, 60000, &a->o.timeout_ms); break;
+		case 'r': r = parse_uint(optarg, 100, &a->o.retries); break;
+		case 'h':
+			health_usage(stdout);
+			return 0;
+		default:
+			return -EINVAL;
+		}
+		if (r < 0) {
+			fprintf(stderr, "loom health: --%s: bad value '%s'%s\n", opts[li].name, optarg,
+				c == 'o' ? " (groups: links, sm)" : "");
+			return -EINVAL;
+		}
+	}
+	if (optind != argc || !a->o.window || !a->o.timeout_ms)
+		return -EINVAL;
+	return 1;
+}
+
+static const char *node_desc(const struct subnet *sn, uint32_t n)
+{
+	return n == SUBNET_NONE ? "fabric" : subnet_str(sn, sn->node[n].desc);
+}
+
+static void print_text(const struct subnet *sn, const struct health_findings *fs)
+{
+	for (uint32_t i = 0; i < fs->n; i++) {
+		const struct health_finding *f = &fs->f[i];
+
+		printf("%-7s %-6s ", health_severity_name(f->severity), health_group_name(f->group));
+		if (f->node == SUBNET_NONE)
+			printf("fabric");
+		else
+			printf("\"%s\" 0x%016" PRIx64 " port %u", node_desc(sn, f->node), f->guid,
+			       f->port);
+		printf(": %s: %s, expected %s", f->what, f->measured, f->expected);
+		if (f->detail[0])
+			printf(" (%s)", f->detail);
+		printf("\n");
+	}
+}
+
+static void json_field(const char *key, const char *val, bool last)
+{
+	printf("\"%s\": ", key);
+	json_str(stdout, val);
+	printf(last ? "" : ", ");
+}
+
+static void print_json(const struct subnet *sn, const char *verdict, unsigned groups,
+		       const struct health_findings *fs)
+{
+	char guid[24];
+	bool first = true;
+
+	printf("{\n  \"verdict\": \"%s\",\n  \"nodes\": %u,\n  \"groups\": [", verdict,
+	       sn ? sn->n_nodes : 0);
+	for (unsigned g = 0; g < _HEALTH_GROUP_MAX; g++)
+		if (groups & (1u << g)) {
+			printf("%s\"%s\"", first ? "" : ", ", health_group_name(g));
+			first = false;
+		}
+	printf("],\n  \"errors\": %u,\n  \"warnings\": %u,\n  \"findings\": [",
+	       health_count(fs, HEALTH_ERROR), health_count(fs, HEALTH_WARNING));
+	for (uint32_t i = 0; i < fs->n; i++) {
+		const struct health_finding *f = &fs->f[i];
+
+		snprintf(guid, sizeof(guid), "0x%016" PRIx64, f->guid);
+		printf("%s\n    { ", i ? "," : "");
+		json_field("group", health_group_name(f->group), false);
+		json_field("severity", health_severity_name(f->severity), false);
+		json_field("node_guid", guid, false);
+		json_field("node_desc", node_desc(sn, f->node), false);
+		printf("\"port\": %u, ", f->port);
+		json_field("what", f->what, false);
+		json_field("measured", f->measured, false);
+		json_field("expected", f->expected, false);
+		json_field("detail", f->detail, true);
+		printf(" }");
+	}
+	printf("%s]\n}\n", fs->n ? "\n  " : "");
+}
+
+/* The sweep's own trouble (nodes that did not answer) is a finding: not seen is not healthy. */
+static void sweep_findings(const struct subnet *sn, const struct disc_report *rep,
+			   struct health_findings *fs)
+{
+	char m[HEALTH_TEXT];
+
+	if (!rep->timeouts && !rep->errors)
+		return;
+	snprintf(m, sizeof(m), "%u requests unanswered, %u refused or inconsistent",
+		 rep->timeouts, rep->errors);
+	health_add(fs, HEALTH_LINKS, HEALTH_WARNING, sn, SUBNET_NONE, 0, "sweep", m,
+		   "every node and port answers", rep->msgs.n ? rep->msgs.msg[0] : NULL);
+}
+
+static bool no_master(const struct health_findings *fs)
+{
+	for (uint32_t i = 0; i < fs->n; i++)
+		if (fs->f[i].group == HEALTH_SM && fs->f[i].node == SUBNET_NONE &&
+		    !strcmp(fs->f[i].what, "master"))
+			return true;
+	return false;
+}
+
+/* Judge, print, and say what the exit status is. */
+static int report(const struct health_args *a, const struct subnet *sn, struct health_input *in,
+		  struct health_findings *fs)
+{
+	unsigned ne, nw;
+	const char *verdict;
+	int rc;
+
+	if (a->groups & (1u << HEALTH_LINKS))
+		health_links_judge(in, fs);
+	if (a->groups & (1u << HEALTH_SM))
+		health_sm_judge(in, fs);
+	if (fs->err) {
+		fprintf(stderr, "loom health: %s\n", strerror(-fs->err));
+		return EXIT_CANNOT;
+	}
+	health_findings_sort(fs);
+	ne = health_count(fs, HEALTH_ERROR);
+	nw = health_count(fs, HEALTH_WARNING);
+	rc = ne || (a->strict && nw) ? EXIT_PROBLEMS : EXIT_HEALTHY;
+	verdict = rc ? "problems" : "healthy";
+	if (no_master(fs)) {
+		rc = EXIT_CANNOT;
+		verdict = "cannot check";
+	}
+	if (a->json) {
+		print_json(sn, verdict, a->groups, fs);
+		return rc;
+	}
+	printf("loom health: %s: %u nodes; %u error%s, %u warning%s%s\n", verdict, sn->n_nodes,
+	       ne, ne == 1 ? "" : "s", nw, nw == 1 ? "" : "s",
+	       rc == EXIT_CANNOT ? " (no master SM: LIDs and SM state cannot be judged)" : "");
+	print_text(sn, fs);
+	return rc;
+}
+
+static int read_expect(const char *path, struct subnet **out)
+{
+	struct diag d = { .limit = 20 };
+	int r = topo_read_file(path, out, &d);
+
+	if (r < 0) {
+		diag_print(&d, stderr);
+		if (!diag_count(&d))
+			fprintf(stderr, "loom health: %s: %s\n", path, strerror(-r));
+		fprintf(stderr, "loom health: --expect %s cannot be read; nothing was checked\n",
+			path);
+	}
+	diag_free(&d);
+	return r;
+}
+
+static int sweep_and_judge(const struct health_args *a, struct txn *x,
+			   const struct subnet *expect)
+{
+	_cleanup_(subnet_freep) struct subnet *sn = NULL;
+	_cleanup_free_ struct health_sm_port *sm = NULL;
+	struct disc_report rep = { .msgs.limit = DISC_MAX_MSGS };
+	struct health_findings fs = { 0 };
+	struct disc_live live = { 0 };
+	struct health_input in;
+	int r, rc;
+
+	r = disc_run(x, &sn, &live, &rep);
+	for (unsigned i = 0; i < rep.msgs.n; i++)
+		fprintf(stderr, "loom health: sweep: %s\n", rep.msgs.msg[i]);
+	if (r < 0) {
+		fprintf(stderr, "loom health: the sweep failed: %s; nothing was checked\n",
+			strerror(-r));
+		disc_report_free(&rep);
+		return EXIT_CANNOT;
+	}
+	if (a->groups & (1u << HEALTH_SM)) {
+		r = health_read_sm(x, sn, &live, &sm);
+		if (r < 0) {
+			fprintf(stderr, "loom health: reading SMInfo failed: %s\n", strerror(-r));
+			rc = EXIT_CANNOT;
+			goto out;
+		}
+	}
+	in = (struct health_input){ .sn = sn, .live = &live, .sm = sm, .expect = expect };
+	sweep_findings(sn, &rep, &fs);
+	rc = report(a, sn, &in, &fs);
+out:
+	health_findings_free(&fs);
+	disc_live_free(&live);
+	disc_report_free(&rep);
+	return rc;
+}
+
+int cmd_health(int argc, char **argv)
+{
+	struct health_args a = { .o = TXN_OPTS_DEFAULT, .groups = HEALTH_ALL_GROUPS };
+	_cleanup_(mad_umad_closep) struct mad_umad *u = NULL;
+	_cleanup_(txn_freep) struct txn *x = NULL;
+	_cleanup_(subnet_freep) struct subnet *expect = NULL;
+	int r;
+
+	r = parse_args(argc, argv, &a);
+	if (r <= 0) {
+		if (r < 0)
+			health_usage(stderr);
+		return r < 0 ? EXIT_CANNOT : EXIT_HEALTHY;
+	}
+	if (a.expect && read_expect(a.expect, &expect) < 0)
+		return EXIT_CANNOT;
+	r = mad_umad_open(a.ca, a.port, 0, &u);
+	if (r < 0) {
+		fprintf(stderr, "loom health: cannot open %s%s: %s; nothing was checked\n",
+			a.ca ? "CA " : "", a.ca ? a.ca : "the first CA", strerror(-r));
+		return EXIT_CANNOT;
+	}
+	r = txn_new(&mad_umad_ops, u, &a.o, &x);
+	if (r < 0) {
+		fprintf(stderr, "loom health: %s; nothing was checked\n", strerror(-r));
+		return EXIT_CANNOT;
+	}
+	return sweep_and_judge(&a, x, expect);
+}
