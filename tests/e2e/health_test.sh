@@ -1,0 +1,142 @@
+#!/bin/bash
+# loom health on simulated fabrics, judged against infiniband-diags:
+#   - fabrics brought up by a running loomd and by a running OpenSM (a fat
+#     tree, a torus, two switches with parallel links): exit 0, no findings,
+#     and iblinkinfo has no "Could be" (a link below what both ends enable);
+#   - a switch-to-switch link taken down (ibsim Unlink): with --expect the
+#     file, exit 1 and the finding names both ends; iblinkinfo shows the port
+#     Down with no peer;
+#   - a second SM (OpenSM at another host): the sm group names it, with the
+#     state and priority sminfo reads from it; --strict exits 1.
+set -uo pipefail
+srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+LOOMD=${LOOMD:-loomd}
+LOOM=${LOOM:-loom}
+. "$srcdir/tests/lib/sim.sh"
+tmp=$(mktemp -d)
+sim_trap_exit 'rm -rf "$tmp"'
+topos=(ft2-k8 torus2d-4x4 parallel)
+
+# Wait (bounded) until FILE has PATTERN.
+wait_for() { # FILE PATTERN SECS
+	local end=$((SECONDS + $3))
+	while [ "$SECONDS" -le "$end" ]; do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# Start an SM as a daemon against SIM (its PID in sm_pid, its log $tmp/TAG.sm.log);
+# 0 once it says SUBNET UP.
+sm_start() { # SIM TAG loomd|opensm [ARGS...]
+	local sim=$1 tag=$2 which=$3
+	shift 3
+	if [ "$which" = loomd ]; then
+		sim_run "$sim" --timeout 300 --out "$tmp/$tag.sm.log" "$LOOMD" \
+			--state-dir "$tmp/$tag.state" --sweep-interval 2 "$@" &
+	else
+		sim_run "$sim" --timeout 300 --out "$tmp/$tag.sm.out" opensm -d2 \
+			-F "$(sim_dir "$sim")/opensm.conf" -f "$tmp/$tag.sm.log" "$@" &
+	fi
+	sm_pid=$!
+	wait_for "$tmp/$tag.sm.log" 'SUBNET UP' 60
+}
+
+# loom health ARGS against SIM: output in $tmp/TAG.out, status in $hrc.
+health() { # TAG SIM ARGS...
+	local tag=$1 sim=$2
+	shift 2
+	hrc=0
+	sim_run "$sim" "$LOOM" health "$@" >"$tmp/$tag.out" 2>"$tmp/$tag.err" || hrc=$?
+}
+
+for t in "${topos[@]}"; do
+	topo=$srcdir/tests/topologies/$t.topo
+	for sm in loomd opensm; do
+		tag=$t-$sm sm_pid= sm2_pid=
+		if ! sim_start S "$topo"; then
+			tap_check "$tag: simulator starts" false
+			continue
+		fi
+		tap_check "$tag: $sm brings the fabric up (SUBNET UP)" sm_start S "$tag" "$sm"
+		health "$tag" S
+		tap_is "$tag: loom health exits 0" "$hrc" 0 ||
+			tap_diag "$(head -n 8 "$tmp/$tag.out" "$tmp/$tag.err")"
+		tap_is "$tag: the verdict says healthy, no errors or warnings" \
+			"$(head -n 1 "$tmp/$tag.out" | sed -E 's/: [0-9]+ nodes//')" \
+			"loom health: healthy; 0 errors, 0 warnings"
+		health "$tag.json" S --json --expect "$topo"
+		tap_is "$tag: --json --expect: exit 0, no findings" \
+			"$hrc $(grep -c '"group"' "$tmp/$tag.json.out")" "0 0"
+		# iblinkinfo's "Could be 12X" compares with LinkWidthSupported; a link
+		# trains to what both ends enable (ibsim: 4X, 2.5 Gbps), which loom judges.
+		sim_run S iblinkinfo >"$tmp/$tag.iblinkinfo" 2>/dev/null
+		tap_is "$tag: iblinkinfo agrees: every link is 4X 2.5 Gbps Active/LinkUp" \
+			"$(grep '==>' "$tmp/$tag.iblinkinfo" | grep -v '==( *Down' |
+				grep -cv '==( 4X  *2.5 Gbps Active/  LinkUp)==>')" 0
+		sim_run S smpquery -D portinfo 0 >"$tmp/$tag.pi" 2>/dev/null
+		tap_is "$tag: smpquery agrees: the ports enable 4X and 2.5 Gbps" \
+			"$(sed -nE 's/^LinkWidthEnabled:\.+(.*)$/\1/p; s/^LinkSpeedEnabled:\.+(.*)$/\1/p' \
+				"$tmp/$tag.pi" | tr '\n' ' ')" "4X 2.5 Gbps "
+		if [ "$t" != ft2-k8 ] || [ "$sm" != loomd ]; then
+			sim_signal S TERM
+			wait "$sm_pid"
+			sim_stop S 2>/dev/null
+			continue
+		fi
+
+		# ---- a switch-to-switch link goes down --------------------------
+		link=$(sim_topo_links "$topo" | awk -F'\t' '$1 ~ /spine/ { print; exit }')
+		IFS=$'\t' read -r sw port peer pport <<<"$link"
+		tap_check "$tag: Unlink \"$sw\"[$port]" sim_console S "Unlink \"$sw\"[$port]"
+		health "$tag.unlink" S --expect "$topo"
+		tap_is "$tag, link down: loom health --expect exits 1" "$hrc" 1 ||
+			tap_diag "$(head -n 5 "$tmp/$tag.unlink.out")"
+		tap_check "$tag, link down: the finding names \"$sw\" port $port and its peer \"$peer\" port $pport" \
+			grep -qE "^error +links +\"$sw\" 0x[0-9a-f]{16} port $port: missing link: Down/Polling.*peer \"$peer\" 0x[0-9a-f]{16} port $pport" \
+			"$tmp/$tag.unlink.out" || tap_diag "$(cat "$tmp/$tag.unlink.out")"
+		tap_is "$tag, link down: one finding" "$(grep -cE '^(error|warning) ' "$tmp/$tag.unlink.out")" 1
+		got=$(sim_links S | awk -F'\t' -v s="$sw" -v p="$port" '$1 == s && $2 == p { print $3 "/" $4 "/" $5 }')
+		tap_is "$tag, link down: iblinkinfo agrees: $sw port $port is Down/Polling, no peer" \
+			"$got" "Down/Polling/-"
+		tap_check "$tag: ReLink \"$sw\"[$port]" sim_console S "ReLink \"$sw\"[$port]"
+
+		# ---- a second SM at another host ----------------------------------
+		host2=$(sim_topo_nodes "$topo" | awk -F'\t' '$1 == "Ca" { n++ } n == 2 { print $2; exit }')
+		sim_run S --host "$host2" --timeout 300 --out "$tmp/osm2.out" opensm -d2 \
+			-F "$(sim_dir S)/opensm.conf" -f "$tmp/osm2.log" &
+		sm2_pid=$!
+		tap_check "$tag: a second SM (OpenSM at $host2) enters STANDBY" \
+			wait_for "$tmp/osm2.log" 'Entering STANDBY state' 60
+		health "$tag.sm2" S --only sm
+		tap_is "$tag, second SM: loom health --only sm exits 0 (a standby is a warning)" "$hrc" 0
+		tap_check "$tag, second SM: the sm group names \"$host2\" STANDBY, priority 0" \
+			grep -qE "^warning +sm +\"$host2\" 0x[0-9a-f]{16} port 1: other sm: STANDBY, priority 0" \
+			"$tmp/$tag.sm2.out" || tap_diag "$(cat "$tmp/$tag.sm2.out")"
+		lid2=$(sim_run S ibnetdiscover 2>/dev/null |
+			sed -nE "s/.*# \"$host2\" lid ([0-9]+) .*/\1/p" | head -n 1)
+		sim_run S sminfo "${lid2:-0}" >"$tmp/sminfo2" 2>&1
+		tap_check "$tag, second SM: sminfo $lid2 agrees: priority 0, SMINFO_STANDBY" \
+			grep -qE 'priority 0 state 2 SMINFO_STANDBY' "$tmp/sminfo2" ||
+			tap_diag "$(cat "$tmp/sminfo2")"
+		health "$tag.sm2s" S --only sm --strict
+		tap_is "$tag, second SM: --strict exits 1" "$hrc" 1
+		sim_signal S TERM
+		wait "$sm_pid" "$sm2_pid"
+		sim_stop S 2>/dev/null
+	done
+done
+
+# ---- bad input ----------------------------------------------------------------
+printf 'Switch 4 "s1"\n[9] "nowhere"[1]\n' >"$tmp/bad.topo"
+rc=0
+"$LOOM" health --expect "$tmp/bad.topo" >"$tmp/bad.out" 2>&1 || rc=$?
+tap_is "a malformed --expect file: exit 2" "$rc" 2
+tap_check "a malformed --expect file: FILE:LINE on stderr" grep -q "bad.topo:2:" "$tmp/bad.out" ||
+	tap_diag "$(cat "$tmp/bad.out")"
+rc=0
+"$LOOM" health --only nothing >/dev/null 2>&1 || rc=$?
+tap_is "--only with an unknown group: exit 2" "$rc" 2
+
+tap_done
