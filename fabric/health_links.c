@@ -21,14 +21,9 @@ static uint8_t widest(uint8_t mask)
 	return best;
 }
 
-/* The fastest speed a pair of ports both support and enable, as enum link_speed. */
-static uint8_t fastest_common(const struct smp_port_info *a, const struct smp_port_info *b)
+/* The fastest speed in LinkSpeedExt and LinkSpeed masks, as enum link_speed. */
+static uint8_t fastest(uint8_t ext, uint8_t mask)
 {
-	uint8_t ext = 0, s;
-
-	if ((a->cap_mask & HEALTH_CAP_EXT_SPEEDS) && (b->cap_mask & HEALTH_CAP_EXT_SPEEDS))
-		ext = a->ext_speed_supported & a->ext_speed_enabled & b->ext_speed_supported &
-		      b->ext_speed_enabled;
 	if (ext & 8)
 		return SPEED_NDR;
 	if (ext & 4)
@@ -37,14 +32,20 @@ static uint8_t fastest_common(const struct smp_port_info *a, const struct smp_po
 		return SPEED_EDR;
 	if (ext & 1)
 		return SPEED_FDR;
-	s = a->speed_supported & a->speed_enabled & b->speed_supported & b->speed_enabled;
-	if (s & 4)
+	if (mask & 4)
 		return SPEED_QDR;
-	if (s & 2)
+	if (mask & 2)
 		return SPEED_DDR;
-	if (s & 1)
+	if (mask & 1)
 		return SPEED_SDR;
 	return SPEED_UNKNOWN;
+}
+
+/* LinkSpeedExt fields count only when both ends say they have them (IBA 14.2.5.6). */
+static uint8_t ext_mask(const struct smp_port_info *a, const struct smp_port_info *b, uint8_t m)
+{
+	return (a->cap_mask & HEALTH_CAP_EXT_SPEEDS) && (b->cap_mask & HEALTH_CAP_EXT_SPEEDS) ?
+		m : 0;
 }
 
 /* 'peer "desc" 0xGUID port N' for a finding's detail. */
@@ -102,6 +103,41 @@ static void judge_enabled(const struct health_input *in, struct health_findings 
 		   health_width_name(x->width_active), e, detail);
 }
 
+/*
+ * The link runs at what both ends enable, but this end enables less than its
+ * peer does and both support: a width or speed lowered on one end (by an
+ * admin, ibportstate, a firmware default). Named on the end that holds it back.
+ */
+static void judge_held_back(const struct health_input *in, struct health_findings *fs,
+			    uint32_t p, uint32_t peer)
+{
+	const struct smp_port_info *x = &in->live->port[p].pi, *y = &in->live->port[peer].pi;
+	uint8_t cap_w = widest(x->width_supported & y->width_supported & y->width_enabled);
+	uint8_t cap_s = fastest(ext_mask(x, y, x->ext_speed_supported & y->ext_speed_supported &
+					 y->ext_speed_enabled),
+				x->speed_supported & y->speed_supported & y->speed_enabled);
+	uint8_t sx = health_speed_active(x);
+	char m[HEALTH_TEXT], e[HEALTH_TEXT], detail[2 * HEALTH_TEXT];
+
+	peer_str(in->sn, peer, detail, sizeof(detail));
+	if (cap_w && subnet_width_lanes(x->width_active) < subnet_width_lanes(cap_w)) {
+		snprintf(m, sizeof(m), "%s (LinkWidthEnabled 0x%x)",
+			 health_width_name(x->width_active), x->width_enabled);
+		snprintf(e, sizeof(e), "%s (its peer enables it, both support it)",
+			 health_width_name(cap_w));
+		health_add(fs, HEALTH_LINKS, HEALTH_ERROR, in->sn, in->sn->port[p].node,
+			   in->sn->port[p].num, "width", m, e, detail);
+	}
+	if (cap_s != SPEED_UNKNOWN && sx < cap_s) {
+		snprintf(m, sizeof(m), "%s (LinkSpeedEnabled 0x%x, Ext 0x%x)",
+			 subnet_speed_name(sx), x->speed_enabled, x->ext_speed_enabled);
+		snprintf(e, sizeof(e), "%s (its peer enables it, both support it)",
+			 subnet_speed_name(cap_s));
+		health_add(fs, HEALTH_LINKS, HEALTH_ERROR, in->sn, in->sn->port[p].node,
+			   in->sn->port[p].num, "speed", m, e, detail);
+	}
+}
+
 /* Both ends up: do they agree, and did they train as fast and wide as both can? */
 static void judge_pair(const struct health_input *in, struct health_findings *fs,
 		       uint32_t a, uint32_t b)
@@ -112,7 +148,10 @@ static void judge_pair(const struct health_input *in, struct health_findings *fs
 	uint8_t num = sn->port[a].num, sx = health_speed_active(x), sy = health_speed_active(y);
 	uint8_t best_w = widest(x->width_supported & x->width_enabled & y->width_supported &
 				y->width_enabled);
-	uint8_t best_s = fastest_common(x, y);
+	uint8_t best_s = fastest(ext_mask(x, y, x->ext_speed_supported & x->ext_speed_enabled &
+					  y->ext_speed_supported & y->ext_speed_enabled),
+				 x->speed_supported & x->speed_enabled & y->speed_supported &
+				 y->speed_enabled);
 	char m[HEALTH_TEXT], e[HEALTH_TEXT], detail[2 * HEALTH_TEXT];
 
 	peer_str(sn, b, detail, sizeof(detail));
@@ -135,13 +174,17 @@ static void judge_pair(const struct health_input *in, struct health_findings *fs
 		health_add(fs, HEALTH_LINKS, HEALTH_ERROR, sn, node, num, "width",
 			   health_width_name(x->width_active), e, detail);
 	}
-	judge_enabled(in, fs, a, b);
-	judge_enabled(in, fs, b, a);
 	if (best_s != SPEED_UNKNOWN && sx < best_s) {
 		snprintf(e, sizeof(e), "%s (both ends support and enable it)",
 			 subnet_speed_name(best_s));
 		health_add(fs, HEALTH_LINKS, HEALTH_ERROR, sn, node, num, "speed",
 			   subnet_speed_name(sx), e, detail);
+	}
+	judge_enabled(in, fs, a, b);
+	judge_enabled(in, fs, b, a);
+	if (subnet_width_lanes(x->width_active) >= subnet_width_lanes(best_w) && sx >= best_s) {
+		judge_held_back(in, fs, a, b);
+		judge_held_back(in, fs, b, a);
 	}
 	/* IBA 14.2.5.6: NeighborMTU and OperationalVLs are set per end by the SM; a
 	 * mismatch drops packets the peer cannot take. */

@@ -7,7 +7,11 @@
 #     file, exit 1 and the finding names both ends; iblinkinfo shows the port
 #     Down with no peer;
 #   - a second SM (OpenSM at another host): the sm group names it, with the
-#     state and priority sminfo reads from it; --strict exits 1.
+#     state and priority sminfo reads from it; --strict exits 1;
+#   - a link one end holds back (width, speed enabled lower than its peer's):
+#     exit 1, that end named, iblinkinfo shows the width; with the SM gone, a
+#     link brought back stays in INIT: both ends named; no master: exit 2;
+#   - a malformed --expect file: FILE:LINE, exit 2.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
@@ -127,6 +131,50 @@ for t in "${topos[@]}"; do
 		sim_stop S 2>/dev/null
 	done
 done
+
+# ---- links held back by one end, ports stuck in INIT ---------------------------
+# ibsim ignores a LinkWidthEnabled Set (ibportstate width), so the lowered
+# width comes from the topology: swA port 3 enables 1X only, its peer 1X and
+# 4X (ibsim refuses ends with no width in common); swA port 5 enables
+# SDR-QDR, its peer (swB port 5) SDR only.
+sed -E 's/^\[3\]\t"swB"\[3\]$/&\tw=1/; s/^\[3\]\t"swA"\[3\]$/&\tw=3/; s/^\[5\]\t"swB"\[5\]$/&\ts=7/' \
+	"$srcdir/tests/topologies/parallel.topo" >"$tmp/slow.topo"
+tag=slow sm_pid=
+if sim_start L "$tmp/slow.topo"; then
+	tap_check "$tag: loomd brings the fabric up (SUBNET UP)" sm_start L "$tag" loomd
+	health "$tag" L
+	tap_is "$tag: loom health exits 1" "$hrc" 1
+	tap_check "$tag: swA port 3 is named: 1X, its peer enables 4X" \
+		grep -qE '^error +links +"swA" 0x[0-9a-f]{16} port 3: width: 1X \(LinkWidthEnabled 0x1\), expected 4X' \
+		"$tmp/$tag.out" || tap_diag "$(cat "$tmp/$tag.out")"
+	tap_check "$tag: swB port 5 is named: SDR, its peer enables QDR" \
+		grep -qE '^error +links +"swB" 0x[0-9a-f]{16} port 5: speed: SDR .*expected QDR' \
+		"$tmp/$tag.out" || tap_diag "$(cat "$tmp/$tag.out")"
+	tap_is "$tag: nothing else" "$(grep -cE '^(error|warning) ' "$tmp/$tag.out")" 2
+	sim_run L iblinkinfo >"$tmp/$tag.iblinkinfo" 2>/dev/null
+	tap_check "$tag: iblinkinfo agrees: swA port 3 runs 1X" \
+		grep -qE '^ +[0-9]+ +3\[  \] ==\( 1X ' <(sed -n '/swA:$/,/^[A-Z]/p' "$tmp/$tag.iblinkinfo")
+
+	# The SM goes; a link goes down and comes back: it stays in INIT.
+	sim_signal L TERM
+	wait "$sm_pid"
+	tap_check "$tag: with no SM, Unlink and ReLink \"swB\"[4]" \
+		sim_console L 'Unlink "swB"[4]' 'ReLink "swB"[4]'
+	health "$tag.init" L --only links
+	tap_is "$tag, INIT: loom health --only links exits 1" "$hrc" 1
+	tap_is "$tag, INIT: both ends named, Initialize expected Active" \
+		"$(grep -E '^error +links .*: state: Initialize, expected Active' "$tmp/$tag.init.out" |
+			sed -E 's/^error +links +"([^"]+)" 0x[0-9a-f]{16} port ([0-9]+):.*/\1 \2/' | sort |
+			tr '\n' ' ')" "swA 4 swB 4 "
+	got=$(sim_links L | awk -F'\t' '$1 == "swB" && $2 == 4 { print $3 "/" $4 }')
+	tap_is "$tag, INIT: iblinkinfo agrees: swB port 4 is Initialize/LinkUp" "$got" "Initialize/LinkUp"
+	health "$tag.nosm" L
+	tap_is "$tag, no SM: loom health exits 2 (cannot check)" "$hrc" 2
+	tap_check "$tag, no SM: the verdict says so" grep -q '^loom health: cannot check' "$tmp/$tag.nosm.out"
+	sim_stop L 2>/dev/null
+else
+	tap_check "$tag: simulator starts" false
+fi
 
 # ---- bad input ----------------------------------------------------------------
 printf 'Switch 4 "s1"\n[9] "nowhere"[1]\n' >"$tmp/bad.topo"

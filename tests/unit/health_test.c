@@ -154,9 +154,15 @@ static void test_width_speed(void **state)
 	assert_string_equal(x->measured, "1X");
 	assert_non_null(strstr(x->expected, "4X"));
 	assert_non_null(strstr(x->detail, "leaf001"));
-	/* One end enables 1X only: the link may run 1X. */
+	/* One end enables 1X only: the link runs 1X, held back by that end. */
 	f.live.port[b].pi.width_enabled = 1;
+	x = only(&f, "leaf001", 5, "width");
+	assert_string_equal(x->measured, "1X (LinkWidthEnabled 0x1)");
+	assert_non_null(strstr(x->detail, "spine001"));
+	/* Both ends enable 1X only: what they chose, not a fault. */
+	f.live.port[a].pi.width_enabled = 1;
 	assert_null(judge(&f, NULL));
+	f.live.port[a].pi.width_enabled = 3;
 	/* Enabled lowered to 1X after the link trained 4X, not retrained (ibportstate). */
 	f.live.port[a].pi.width_active = f.live.port[b].pi.width_active = 2;
 	x = only(&f, "leaf001", 5, "width not retrained");
@@ -166,6 +172,11 @@ static void test_width_speed(void **state)
 	f.live.port[a].pi.speed_active = f.live.port[b].pi.speed_active = 1;
 	x = only(&f, "spine001", 1, "speed");
 	assert_string_equal(x->measured, "SDR");
+	/* One end enables SDR only: named as the end that holds the link back. */
+	f.live.port[a].pi.speed_enabled = 1;
+	x = only(&f, "spine001", 1, "speed");
+	assert_string_equal(x->measured, "SDR (LinkSpeedEnabled 0x1, Ext 0x0)");
+	assert_non_null(strstr(x->expected, "QDR"));
 	fx_free(&f);
 }
 
