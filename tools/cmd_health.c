@@ -187,7 +187,7 @@ static void sweep_findings(const struct subnet *sn, const struct disc_report *re
 		return;
 	snprintf(m, sizeof(m), "%u requests unanswered, %u refused or inconsistent",
 		 rep->timeouts, rep->errors);
-	health_add(fs, HEALTH_LINKS, HEALTH_WARNING, sn, SUBNET_NONE, 0, "sweep", m,
+	health_add(fs, HEALTH_LINKS, HEALTH_ERROR, sn, SUBNET_NONE, 0, "sweep", m,
 		   "every node and port answers", rep->msgs.n ? rep->msgs.msg[0] : NULL);
 }
 

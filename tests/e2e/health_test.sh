@@ -71,8 +71,10 @@ for t in "${topos[@]}"; do
 			"$(head -n 1 "$tmp/$tag.out" | sed -E 's/: [0-9]+ nodes//')" \
 			"loom health: healthy; 0 errors, 0 warnings"
 		health "$tag.json" S --json --expect "$topo"
-		tap_is "$tag: --json --expect: exit 0, no findings" \
-			"$hrc $(grep -c '"group"' "$tmp/$tag.json.out")" "0 0"
+		tap_is "$tag: --json --expect: exit 0, valid JSON, verdict healthy, no findings" \
+			"$hrc $(python3 -c 'import json, sys; d = json.load(sys.stdin)
+print(d["verdict"], d["errors"], d["warnings"], len(d["findings"]))' <"$tmp/$tag.json.out")" \
+			"0 healthy 0 0 0"
 		# iblinkinfo's "Could be 12X" compares with LinkWidthSupported; a link
 		# trains to what both ends enable (ibsim: 4X, 2.5 Gbps), which loom judges.
 		sim_run S iblinkinfo >"$tmp/$tag.iblinkinfo" 2>/dev/null
@@ -101,6 +103,11 @@ for t in "${topos[@]}"; do
 			grep -qE "^error +links +\"$sw\" 0x[0-9a-f]{16} port $port: missing link: Down/Polling.*peer \"$peer\" 0x[0-9a-f]{16} port $pport" \
 			"$tmp/$tag.unlink.out" || tap_diag "$(cat "$tmp/$tag.unlink.out")"
 		tap_is "$tag, link down: one finding" "$(grep -cE '^(error|warning) ' "$tmp/$tag.unlink.out")" 1
+		health "$tag.unlink.json" S --expect "$topo" --json
+		tap_is "$tag, link down: --json has the finding's fields" \
+			"$hrc $(python3 -c 'import json, sys; d = json.load(sys.stdin); f = d["findings"][0]
+print(d["verdict"], f["group"], f["severity"], f["node_desc"], f["port"], f["what"], f["measured"])' \
+				<"$tmp/$tag.unlink.json.out")" "1 problems links error $sw $port missing link Down/Polling"
 		got=$(sim_links S | awk -F'\t' -v s="$sw" -v p="$port" '$1 == s && $2 == p { print $3 "/" $4 "/" $5 }')
 		tap_is "$tag, link down: iblinkinfo agrees: $sw port $port is Down/Polling, no peer" \
 			"$got" "Down/Polling/-"
@@ -186,5 +193,8 @@ tap_check "a malformed --expect file: FILE:LINE on stderr" grep -q "bad.topo:2:"
 rc=0
 "$LOOM" health --only nothing >/dev/null 2>&1 || rc=$?
 tap_is "--only with an unknown group: exit 2" "$rc" 2
+rc=0
+"$LOOM" health --help >"$tmp/help.out" 2>/dev/null || rc=$?
+tap_is "--help: exit 0, usage on stdout" "$rc $(head -c 18 "$tmp/help.out")" "0 usage: loom health"
 
 tap_done
