@@ -9,6 +9,7 @@
  *            (and, for the SM, the SA class on the GSI with kernel RMPP)
  *   smp.c    SMP codec: encode directed-route Get/Set, decode and check responses
  *            into host-order NodeInfo, NodeDescription, PortInfo, SwitchInfo
+ *   pma.c    PerfMgt codec: PortCounters Get, its answer decoded (loom health)
  *   txn.c    transactions: window of outstanding MADs, TIDs, timeouts, retries,
  *            one drop path for replies nobody waits for
  *
