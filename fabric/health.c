@@ -9,6 +9,7 @@
 static const char *const group_name[_HEALTH_GROUP_MAX] = {
 	[HEALTH_LINKS] = "links",
 	[HEALTH_SM] = "sm",
+	[HEALTH_COUNTERS] = "counters",
 };
 
 static const char *const sev_name[_HEALTH_SEV_MAX] = {

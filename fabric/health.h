@@ -7,7 +7,9 @@
  *   health.c        findings: the list, names of groups and severities
  *   health_links.c  judge: port states, trained width/speed, MTU and VLs of link ends
  *   health_sm.c     judge: one master SM, SMInfo of every IsSM port, LIDs, MasterSMLID
+ *   health_counters.c judge: PerfMgt error counters against thresholds
  *   health_read.c   reader: SMInfo of every port that says IsSM, by directed route
+ *   health_pma.c    reader: PortCounters of every port that is up, LID-routed to its PMA
  *
  * Data flows one way: fabric/disc.c sweeps (model + disc_live), health_read.c
  * reads what the sweep does not (SMInfo) into a struct health_input, the
@@ -19,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "mad/pma.h"
 #include "mad/smp.h"
 #include "model/disc_live.h"
 #include "model/subnet.h"
@@ -26,6 +29,7 @@
 enum health_group {
 	HEALTH_LINKS,
 	HEALTH_SM,
+	HEALTH_COUNTERS,
 	_HEALTH_GROUP_MAX,
 };
 
@@ -72,6 +76,20 @@ struct health_sm_port {
 	struct smp_sm_info smi;
 };
 
+/* A PortCounters read of one port (indexed like the model's ports). */
+struct health_pma_port {
+	bool asked;
+	int status; /* 0: c holds the answer; else -errno of the read */
+	struct pma_counters c;
+};
+
+/*
+ * The thresholds infiniband-diags suggests (its error_thresholds file): a
+ * counter over its threshold is reported, as ibqueryerrors does (threshold 0:
+ * any non-zero value, plain ibqueryerrors).
+ */
+void health_thresholds_default(uint32_t t[_PMA_COUNTER_MAX]);
+
 /*
  * Everything the judges look at. live->port[] holds PortInfo as the sweep
  * read it. sm (may be NULL: not read) is indexed like the model's ports.
@@ -84,6 +102,8 @@ struct health_input {
 	const struct disc_live *live;
 	const struct health_sm_port *sm;
 	const struct subnet *expect;
+	const struct health_pma_port *pma; /* may be NULL: not read */
+	const uint32_t *thresh;             /* _PMA_COUNTER_MAX thresholds, with pma */
 };
 
 const char *health_group_name(enum health_group g);
@@ -104,6 +124,7 @@ unsigned health_count(const struct health_findings *fs, enum health_severity s);
 /* The judges: each appends what it finds in its group to fs. */
 void health_links_judge(const struct health_input *in, struct health_findings *fs);
 void health_sm_judge(const struct health_input *in, struct health_findings *fs);
+void health_counters_judge(const struct health_input *in, struct health_findings *fs);
 
 /* A port's names as iblinkinfo prints them (IBA 14.2.5.6). */
 const char *health_state_name(uint8_t state);

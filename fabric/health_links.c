@@ -81,7 +81,8 @@ static void judge_down(const struct health_input *in, struct health_findings *fs
 	char m[HEALTH_TEXT], e[HEALTH_TEXT], detail[2 * HEALTH_TEXT];
 
 	peer_str(in->sn, up, detail, sizeof(detail));
-	snprintf(m, sizeof(m), "%s/%s", health_state_name(d->state), health_phys_name(d->phys_state));
+	snprintf(m, sizeof(m), "%s/%s", health_state_name(d->state),
+		 health_phys_name(d->phys_state));
 	snprintf(e, sizeof(e), "up, as its peer is (%s)", health_state_name(u->state));
 	health_add(fs, HEALTH_LINKS, HEALTH_ERROR, in->sn, in->sn->port[down].node,
 		   in->sn->port[down].num, "down", m, e, detail);
@@ -238,7 +239,8 @@ static void judge_expected(const struct health_input *in, struct health_findings
 		}
 		peer_str(sn, lb, d, sizeof(d));
 		snprintf(e, sizeof(e), "linked, as the expected topology says");
-		health_add(fs, HEALTH_LINKS, HEALTH_ERROR, sn, na, ea->num, "missing link", m, e, d);
+		health_add(fs, HEALTH_LINKS, HEALTH_ERROR, sn, na, ea->num, "missing link", m, e,
+			   d);
 	}
 }
 

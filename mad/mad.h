@@ -33,6 +33,7 @@
 enum mad_agent {
 	MAD_AGENT_SMI, /* the SMP classes 0x01 and 0x81 (QP0) */
 	MAD_AGENT_SA,  /* Subnet Administration, class 0x03 (QP1, the GSI) */
+	MAD_AGENT_PERF, /* Performance Management answers, class 0x04 (QP1) */
 };
 
 /*

@@ -27,14 +27,21 @@ enum { EXIT_HEALTHY, EXIT_PROBLEMS, EXIT_CANNOT };
 static void health_usage(FILE *f)
 {
 	fprintf(f, "usage: loom health [--only GROUPS] [--expect TOPOFILE] [--json] [--strict]\n"
-		   "                   [--ca NAME] [--port N] [--window N] [--timeout MS] [--retries N]\n\n"
-		   "Sweep the live fabric with directed-route SMPs, judge it and print one line\n"
-		   "per problem: node description, GUID, port, measured against expected.\n"
+		   "                   [--threshold NAME=N]... [--ca NAME] [--port N]\n"
+		   "                   [--window N] [--timeout MS] [--retries N]\n\n"
+		   "Sweep the live fabric with directed-route SMPs, read every port's PortCounters,\n"
+		   "judge it and print a verdict, then one line per problem: node description,\n"
+		   "GUID, port, measured against expected.\n"
 		   "Reads only; changes nothing.\n\n"
 		   "  --only GROUPS    comma-separated groups to check (default: all):\n"
 		   "                   links  port states, trained width and speed, MTU and VLs\n"
 		   "                          of both ends of every link\n"
 		   "                   sm     one master SM, LIDs unique and set, MasterSMLID\n"
+		   "                   counters  PerfMgt error counters of every port that is up\n"
+		   "                          (PortCounters from its PMA) against thresholds\n"
+		   "  --threshold NAME=N  report counter NAME (as perfquery names it) over N\n"
+		   "                   (defaults: infiniband-diags' suggested error_thresholds,\n"
+		   "                   10, 100 or 1000; 0: any non-zero value); repeatable\n"
 		   "  --expect FILE    a topology file (ibnetdiscover or ibsim form): its links\n"
 		   "                   that the fabric does not have are reported (links group)\n"
 		   "  --json           every finding, machine-readable, on stdout\n"
@@ -48,12 +55,36 @@ static void health_usage(FILE *f)
 		   "found, 2 could not check (no port, fabric unreadable, no master SM).\n");
 }
 
+static int parse_uint(const char *s, unsigned max, unsigned *out);
+
 struct health_args {
 	const char *ca, *expect;
 	unsigned port, groups;
 	bool json, strict;
 	struct txn_opts o;
+	uint32_t thresh[_PMA_COUNTER_MAX];
 };
+
+/* "PortXmitDiscards=5": one counter's threshold. */
+static int parse_threshold(const char *s, uint32_t t[_PMA_COUNTER_MAX])
+{
+	const char *eq = strchr(s, '=');
+	unsigned v;
+
+	if (!eq)
+		return -EINVAL;
+	for (unsigned c = 0; c < _PMA_COUNTER_MAX; c++) {
+		const char *name = pma_counter_name(c);
+
+		if (strlen(name) != (size_t)(eq - s) || strncmp(s, name, strlen(name)))
+			continue;
+		if (parse_uint(eq + 1, UINT32_MAX, &v) < 0)
+			return -EINVAL;
+		t[c] = v;
+		return 0;
+	}
+	return -EINVAL;
+}
 
 static int parse_uint(const char *s, unsigned max, unsigned *out)
 {
@@ -77,6 +108,7 @@ static int parse_args(int argc, char **argv, struct health_args *a)
 		{ "expect", required_argument, NULL, 'e' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "strict", no_argument, NULL, 's' },
+		{ "threshold", required_argument, NULL, 'T' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "retries", required_argument, NULL, 'r' },
@@ -93,6 +125,7 @@ static int parse_args(int argc, char **argv, struct health_args *a)
 		case 'e': a->expect = optarg; break;
 		case 'j': a->json = true; break;
 		case 's': a->strict = true; break;
+		case 'T': r = parse_threshold(optarg, a->thresh); break;
 		case 'w': r = parse_uint(optarg, 4096, &a->o.window); break;
 		case 't': r = parse_uint(optarg, 60000, &a->o.timeout_ms); break;
 		case 'r': r = parse_uint(optarg, 100, &a->o.retries); break;
@@ -103,8 +136,10 @@ static int parse_args(int argc, char **argv, struct health_args *a)
 			return -EINVAL;
 		}
 		if (r < 0) {
-			fprintf(stderr, "loom health: --%s: bad value '%s'%s\n", opts[li].name, optarg,
-				c == 'o' ? " (groups: links, sm)" : "");
+			fprintf(stderr, "loom health: --%s: bad value '%s'%s\n", opts[li].name,
+				optarg,
+				c == 'o' ? " (groups: links, sm, counters)" :
+				c == 'T' ? " (NAME=N, NAME as perfquery names a counter)" : "");
 			return -EINVAL;
 		}
 	}
@@ -123,7 +158,8 @@ static void print_text(const struct subnet *sn, const struct health_findings *fs
 	for (uint32_t i = 0; i < fs->n; i++) {
 		const struct health_finding *f = &fs->f[i];
 
-		printf("%-7s %-6s ", health_severity_name(f->severity), health_group_name(f->group));
+		printf("%-7s %-6s ", health_severity_name(f->severity),
+		       health_group_name(f->group));
 		if (f->node == SUBNET_NONE)
 			printf("fabric");
 		else
@@ -212,6 +248,8 @@ static int report(const struct health_args *a, const struct subnet *sn, struct h
 		health_links_judge(in, fs);
 	if (a->groups & (1u << HEALTH_SM))
 		health_sm_judge(in, fs);
+	if (a->groups & (1u << HEALTH_COUNTERS))
+		health_counters_judge(in, fs);
 	if (fs->err) {
 		fprintf(stderr, "loom health: %s\n", strerror(-fs->err));
 		return EXIT_CANNOT;
@@ -252,11 +290,12 @@ static int read_expect(const char *path, struct subnet **out)
 	return r;
 }
 
-static int sweep_and_judge(const struct health_args *a, struct txn *x,
+static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, struct txn *x,
 			   const struct subnet *expect)
 {
 	_cleanup_(subnet_freep) struct subnet *sn = NULL;
 	_cleanup_free_ struct health_sm_port *sm = NULL;
+	_cleanup_free_ struct health_pma_port *pma = NULL;
 	struct disc_report rep = { .msgs.limit = DISC_MAX_MSGS };
 	struct health_findings fs = { 0 };
 	struct disc_live live = { 0 };
@@ -280,7 +319,17 @@ static int sweep_and_judge(const struct health_args *a, struct txn *x,
 			goto out;
 		}
 	}
-	in = (struct health_input){ .sn = sn, .live = &live, .sm = sm, .expect = expect };
+	if (a->groups & (1u << HEALTH_COUNTERS)) {
+		r = health_read_pma(&mad_umad_ops, u, &a->o, sn, &live, &pma);
+		if (r < 0) {
+			fprintf(stderr, "loom health: reading PortCounters failed: %s\n",
+				strerror(-r));
+			rc = EXIT_CANNOT;
+			goto out;
+		}
+	}
+	in = (struct health_input){ .sn = sn, .live = &live, .sm = sm, .expect = expect,
+				    .pma = pma, .thresh = a->thresh };
 	sweep_findings(sn, &rep, &fs);
 	rc = report(a, sn, &in, &fs);
 out:
@@ -298,6 +347,7 @@ int cmd_health(int argc, char **argv)
 	_cleanup_(subnet_freep) struct subnet *expect = NULL;
 	int r;
 
+	health_thresholds_default(a.thresh);
 	r = parse_args(argc, argv, &a);
 	if (r <= 0) {
 		if (r < 0)
@@ -306,7 +356,7 @@ int cmd_health(int argc, char **argv)
 	}
 	if (a.expect && read_expect(a.expect, &expect) < 0)
 		return EXIT_CANNOT;
-	r = mad_umad_open(a.ca, a.port, 0, &u);
+	r = mad_umad_open(a.ca, a.port, a.groups & (1u << HEALTH_COUNTERS) ? MAD_UMAD_PERF : 0, &u);
 	if (r < 0) {
 		fprintf(stderr, "loom health: cannot open %s%s: %s; nothing was checked\n",
 			a.ca ? "CA " : "", a.ca ? a.ca : "the first CA", strerror(-r));
@@ -317,5 +367,5 @@ int cmd_health(int argc, char **argv)
 		fprintf(stderr, "loom health: %s; nothing was checked\n", strerror(-r));
 		return EXIT_CANNOT;
 	}
-	return sweep_and_judge(&a, x, expect);
+	return sweep_and_judge(&a, u, x, expect);
 }

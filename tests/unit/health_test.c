@@ -305,16 +305,63 @@ static void test_sm(void **state)
 	fx_free(&f);
 }
 
+static void test_counters(void **state)
+{
+	struct fx f = { 0 };
+	struct health_pma_port *pma;
+	uint32_t thresh[_PMA_COUNTER_MAX];
+	struct health_input in;
+	uint32_t a;
+
+	(void)state;
+	fx_healthy(&f, "ft2-k8.topo");
+	health_thresholds_default(thresh);
+	assert_int_equal(thresh[PMA_SYMBOL_ERRORS], 10);
+	assert_int_equal(thresh[PMA_XMIT_DISCARDS], 100);
+	assert_int_equal(thresh[PMA_XMIT_WAIT], 1000);
+	pma = calloc(f.sn->n_ports, sizeof(*pma));
+	assert_non_null(pma);
+	a = port_of(&f, "leaf002", 3);
+	pma[a].asked = true;
+	in = (struct health_input){ .sn = f.sn, .live = &f.live, .pma = pma, .thresh = thresh };
+	/* At the threshold: not reported (ibqueryerrors reports what is over it). */
+	pma[a].c.v[PMA_SYMBOL_ERRORS] = 10;
+	health_counters_judge(&in, &f.fs);
+	assert_int_equal(f.fs.n, 0);
+	pma[a].c.v[PMA_SYMBOL_ERRORS] = 11;
+	pma[a].c.v[PMA_EXCESSIVE_BUFFER_OVERRUN_ERRORS] = 15;
+	pma[a].c.v[PMA_XMIT_WAIT] = 1001;
+	health_counters_judge(&in, &f.fs);
+	health_findings_sort(&f.fs);
+	assert_int_equal(f.fs.n, 3);
+	/* Sorted: errors first, then by the check's name. */
+	assert_string_equal(f.fs.f[0].what, "ExcessiveBufferOverrunErrors");
+	assert_string_equal(f.fs.f[0].measured, "15 (saturated)");
+	assert_string_equal(f.fs.f[1].what, "SymbolErrorCounter");
+	assert_string_equal(f.fs.f[1].measured, "11");
+	assert_string_equal(f.fs.f[1].expected, "at most 10");
+	assert_int_equal(f.fs.f[2].severity, HEALTH_WARNING);
+	assert_int_equal(f.fs.f[2].port, 3);
+	/* A PMA that does not answer is not healthy. */
+	health_findings_free(&f.fs);
+	pma[a].status = -110;
+	health_counters_judge(&in, &f.fs);
+	assert_int_equal(f.fs.n, 1);
+	assert_string_equal(f.fs.f[0].what, "pma");
+	free(pma);
+	fx_free(&f);
+}
+
 static void test_groups_parse(void **state)
 {
 	unsigned m = 0;
 
 	(void)state;
-	assert_int_equal(health_groups_parse("links,sm", &m), 0);
+	assert_int_equal(health_groups_parse("links,sm,counters", &m), 0);
 	assert_int_equal(m, HEALTH_ALL_GROUPS);
 	assert_int_equal(health_groups_parse("sm", &m), 0);
 	assert_int_equal(m, 1u << HEALTH_SM);
-	assert_int_equal(health_groups_parse("links,counters", &m), -EINVAL);
+	assert_int_equal(health_groups_parse("links,routes", &m), -EINVAL);
 	assert_int_equal(health_groups_parse("", &m), -EINVAL);
 	assert_int_equal(health_groups_parse("link", &m), -EINVAL);
 }
@@ -329,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_expect_missing_link),
 		cmocka_unit_test(test_lids),
 		cmocka_unit_test(test_sm),
+		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_groups_parse),
 	};
 
