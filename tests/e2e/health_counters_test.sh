@@ -1,0 +1,102 @@
+#!/bin/bash
+# loom health's counters group on ibsim, judged against ibqueryerrors:
+#   - a fabric brought up by a running loomd: every port's PMA answers, no
+#     finding (all groups), exit 0;
+#   - counters set through ibsim's console (PerformanceSet), one per kind of
+#     threshold: at the threshold not reported, over it reported with node,
+#     GUID, port and value, exit 1; a 4-bit counter at 15 is saturated;
+#     PortXmitWait is a warning (exit 0, --strict 1);
+#   - with all of them set, every port ibqueryerrors flags (the suggested
+#     threshold file) loom flags too, and nothing else.
+set -uo pipefail
+srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+LOOMD=${LOOMD:-loomd}
+LOOM=${LOOM:-loom}
+. "$srcdir/tests/lib/sim.sh"
+tmp=$(mktemp -d)
+sim_trap_exit 'rm -rf "$tmp"'
+topo=$srcdir/tests/topologies/ft2-k8.topo
+
+health() { # TAG ARGS...: output in $tmp/TAG.out, status in $hrc
+	local tag=$1
+	shift
+	hrc=0
+	sim_run C "$LOOM" health "$@" >"$tmp/$tag.out" 2>"$tmp/$tag.err" || hrc=$?
+}
+
+pset() { # NODE PORT COUNTER VALUE
+	sim_console C "PerformanceSet \"$1\"[$2] PortCounters.$3=$4"
+}
+
+if ! sim_start C "$topo"; then
+	tap_check "simulator starts" false
+	tap_done
+	exit
+fi
+sim_run C --timeout 300 --out "$tmp/sm.log" "$LOOMD" --state-dir "$tmp/state" \
+	--sweep-interval 2 &
+sm_pid=$!
+for _ in $(seq 300); do
+	grep -q 'SUBNET UP' "$tmp/sm.log" 2>/dev/null && break
+	sleep 0.2
+done
+tap_check "loomd brings the fabric up (SUBNET UP)" grep -q 'SUBNET UP' "$tmp/sm.log"
+health base
+tap_is "every PMA answers, no finding: exit 0" "$hrc $(grep -cE '^(error|warning) ' "$tmp/base.out")" "0 0" ||
+	tap_diag "$(head -n 5 "$tmp/base.out")"
+
+# NODE PORT COUNTER THRESHOLD OVER WANT: at THRESHOLD nothing; at OVER the finding WANT.
+check_counter() {
+	local node=$1 port=$2 name=$3 thr=$4 over=$5 want=$6 sev=${7:-error} rc=${8:-1}
+	pset "$node" "$port" "$name" "$thr"
+	health "$name.at" --only counters
+	tap_is "$name=$thr (the threshold) on $node port $port: not reported, exit 0" \
+		"$hrc $(grep -c "$name" "$tmp/$name.at.out")" "0 0"
+	pset "$node" "$port" "$name" "$over"
+	health "$name.over" --only counters
+	tap_is "$name=$over on $node port $port: exit $rc" "$hrc" "$rc"
+	tap_check "$name=$over: named \"$node\" port $port: $want" \
+		grep -qE "^$sev +counters \"$node\" 0x[0-9a-f]{16} port $port: $name: $want" \
+		"$tmp/$name.over.out" || tap_diag "$(cat "$tmp/$name.over.out")"
+	tap_is "$name=$over: nothing else" "$(grep -cE '^(error|warning) ' "$tmp/$name.over.out")" 1
+	pset "$node" "$port" "$name" 0
+}
+
+check_counter leaf003 2 SymbolErrorCounter 10 11 "11, expected at most 10"
+check_counter spine001 3 PortXmitDiscards 100 101 "101, expected at most 100"
+check_counter h00005 1 PortRcvErrors 10 12 "12, expected at most 10"
+check_counter spine002 4 LocalLinkIntegrityErrors 10 15 "15 \\(saturated\\), expected at most 10"
+check_counter leaf002 6 PortXmitWait 1000 5000 "5000, expected at most 1000" warning 0
+pset leaf002 6 PortXmitWait 5000
+health wait.strict --only counters --strict
+tap_is "PortXmitWait alone: --strict exits 1" "$hrc" 1
+health thr --only counters --threshold PortXmitWait=6000
+tap_is "--threshold PortXmitWait=6000: not reported" "$hrc $(grep -c PortXmitWait "$tmp/thr.out")" "0 0"
+
+# ---- against ibqueryerrors -------------------------------------------------------
+pset leaf003 2 SymbolErrorCounter 11
+pset spine001 3 PortXmitDiscards 101
+pset h00005 1 PortRcvErrors 12
+pset spine002 4 LocalLinkIntegrityErrors 15
+pset leaf001 1 LinkDownedCounter 9
+sed -n 's/^#\([A-Za-z0-9]*=[0-9]*\)$/\1/p' /etc/infiniband-diags/error_thresholds >"$tmp/thresholds" 2>/dev/null
+[ -s "$tmp/thresholds" ] || printf '%s\n' SymbolErrorCounter=10 LinkErrorRecoveryCounter=10 \
+	LinkDownedCounter=10 PortRcvErrors=10 PortRcvRemotePhysicalErrors=100 \
+	PortRcvSwitchRelayErrors=100 PortXmitDiscards=100 PortXmitConstraintErrors=100 \
+	PortRcvConstraintErrors=100 LocalLinkIntegrityErrors=10 ExcessiveBufferOverrunErrors=10 \
+	VL15Dropped=100 PortXmitWait=1000 >"$tmp/thresholds"
+sim_run C ibqueryerrors --threshold-file "$tmp/thresholds" >"$tmp/iqe" 2>/dev/null
+awk '/^Errors for/ { match($0, /"[^"]*"/); d = substr($0, RSTART + 1, RLENGTH - 2) }
+     /port [0-9]+:/ { match($0, /port [0-9]+/); print d " " substr($0, RSTART + 5, RLENGTH - 5) }' \
+	"$tmp/iqe" | sort >"$tmp/iqe.ports"
+health all --only counters
+sed -nE 's/^(error|warning) +counters +"([^"]+)" 0x[0-9a-f]{16} port ([0-9]+):.*/\2 \3/p' \
+	"$tmp/all.out" | sort -u >"$tmp/loom.ports"
+tap_is "ibqueryerrors flags 5 ports" "$(wc -l <"$tmp/iqe.ports")" 5 || tap_diag "$(cat "$tmp/iqe")"
+tap_check "every port ibqueryerrors flags, loom flags, and no other" \
+	diff -u "$tmp/iqe.ports" "$tmp/loom.ports"
+tap_is "the whole run: exit 1" "$hrc" 1
+
+sim_signal C TERM
+wait "$sm_pid"
+tap_done
