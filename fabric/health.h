@@ -8,6 +8,7 @@
  *   health_links.c  judge: port states, trained width/speed, MTU and VLs of link ends
  *   health_sm.c     judge: one master SM, SMInfo of every IsSM port, LIDs, MasterSMLID
  *   health_counters.c judge: PerfMgt error counters against thresholds
+ *   health_thresh.c parser: ibqueryerrors' threshold file (Name=value lines)
  *   health_read.c   reader: SMInfo of every port that says IsSM, by directed route
  *   health_pma.c    reader: PortCounters of every port that is up, LID-routed to its PMA
  *
@@ -21,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/diag.h"
 #include "mad/pma.h"
 #include "mad/smp.h"
 #include "model/disc_live.h"
@@ -89,6 +91,14 @@ struct health_pma_port {
  * any non-zero value, plain ibqueryerrors).
  */
 void health_thresholds_default(uint32_t t[_PMA_COUNTER_MAX]);
+/*
+ * An ibqueryerrors threshold file (health_thresh.c): "CounterName=value"
+ * lines set those counters in t. Every problem goes to d as FILE:LINE:
+ * message; then -EINVAL (-errno if unreadable) and t is unchanged.
+ */
+int health_thresholds_read_file(const char *path, uint32_t t[_PMA_COUNTER_MAX], struct diag *d);
+int health_thresholds_read_mem(const char *buf, size_t len, const char *name,
+			       uint32_t t[_PMA_COUNTER_MAX], struct diag *d);
 
 /*
  * Everything the judges look at. live->port[] holds PortInfo as the sweep

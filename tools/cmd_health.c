@@ -27,7 +27,8 @@ enum { EXIT_HEALTHY, EXIT_PROBLEMS, EXIT_CANNOT };
 static void health_usage(FILE *f)
 {
 	fprintf(f, "usage: loom health [--only GROUPS] [--expect TOPOFILE] [--json] [--strict]\n"
-		   "                   [--threshold NAME=N]... [--ca NAME] [--port N]\n"
+		   "                   [--threshold NAME=N]... [--threshold-file FILE]\n"
+		   "                   [--ca NAME] [--port N]\n"
 		   "                   [--window N] [--timeout MS] [--retries N]\n\n"
 		   "Sweep the live fabric with directed-route SMPs, read every port's PortCounters,\n"
 		   "judge it and print a verdict, then one line per problem: node description,\n"
@@ -42,6 +43,8 @@ static void health_usage(FILE *f)
 		   "  --threshold NAME=N  report counter NAME (as perfquery names it) over N\n"
 		   "                   (defaults: infiniband-diags' suggested error_thresholds,\n"
 		   "                   10, 100 or 1000; 0: any non-zero value); repeatable\n"
+		   "  --threshold-file FILE  thresholds as ibqueryerrors reads them: Name=value\n"
+		   "                   lines, '#' comments (options apply in the order given)\n"
 		   "  --expect FILE    a topology file (ibnetdiscover or ibsim form): its links\n"
 		   "                   that the fabric does not have are reported (links group)\n"
 		   "  --json           every finding, machine-readable, on stdout\n"
@@ -99,6 +102,20 @@ static int parse_uint(const char *s, unsigned max, unsigned *out)
 	return 0;
 }
 
+static int read_thresholds(const char *path, uint32_t t[_PMA_COUNTER_MAX])
+{
+	struct diag d = { .limit = 20 };
+	int r = health_thresholds_read_file(path, t, &d);
+
+	if (r < 0) {
+		diag_print(&d, stderr);
+		fprintf(stderr, "loom health: --threshold-file %s: not used; nothing was checked\n",
+			path);
+	}
+	diag_free(&d);
+	return r;
+}
+
 static int parse_args(int argc, char **argv, struct health_args *a)
 {
 	static const struct option opts[] = {
@@ -109,6 +126,7 @@ static int parse_args(int argc, char **argv, struct health_args *a)
 		{ "json", no_argument, NULL, 'j' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "threshold", required_argument, NULL, 'T' },
+		{ "threshold-file", required_argument, NULL, 'F' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "retries", required_argument, NULL, 'r' },
@@ -126,6 +144,10 @@ static int parse_args(int argc, char **argv, struct health_args *a)
 		case 'j': a->json = true; break;
 		case 's': a->strict = true; break;
 		case 'T': r = parse_threshold(optarg, a->thresh); break;
+		case 'F':
+			if (read_thresholds(optarg, a->thresh) < 0)
+				return -ENOENT;
+			break;
 		case 'w': r = parse_uint(optarg, 4096, &a->o.window); break;
 		case 't': r = parse_uint(optarg, 60000, &a->o.timeout_ms); break;
 		case 'r': r = parse_uint(optarg, 100, &a->o.retries); break;
@@ -350,7 +372,7 @@ int cmd_health(int argc, char **argv)
 	health_thresholds_default(a.thresh);
 	r = parse_args(argc, argv, &a);
 	if (r <= 0) {
-		if (r < 0)
+		if (r == -EINVAL)
 			health_usage(stderr);
 		return r < 0 ? EXIT_CANNOT : EXIT_HEALTHY;
 	}

@@ -7,7 +7,9 @@
 #     GUID, port and value, exit 1; a 4-bit counter at 15 is saturated;
 #     PortXmitWait is a warning (exit 0, --strict 1);
 #   - with all of them set, every port ibqueryerrors flags (the suggested
-#     threshold file) loom flags too, and nothing else.
+#     threshold file) loom flags too, and nothing else;
+#   - --threshold-file (ibqueryerrors' format) is honoured; a bad one gets
+#     FILE:LINE and exit 2.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
@@ -96,6 +98,17 @@ tap_is "ibqueryerrors flags 5 ports" "$(wc -l <"$tmp/iqe.ports")" 5 || tap_diag 
 tap_check "every port ibqueryerrors flags, loom flags, and no other" \
 	diff -u "$tmp/iqe.ports" "$tmp/loom.ports"
 tap_is "the whole run: exit 1" "$hrc" 1
+
+# ---- threshold files, as ibqueryerrors reads them ------------------------------------
+sed 's/^SymbolErrorCounter=.*/SymbolErrorCounter=20/' "$tmp/thresholds" >"$tmp/thr20"
+health file --only counters --threshold-file "$tmp/thr20"
+tap_is "--threshold-file with SymbolErrorCounter=20: leaf003's 11 is not reported" \
+	"$(grep -c SymbolErrorCounter "$tmp/file.out") $(grep -c PortXmitDiscards "$tmp/file.out")" "0 1"
+printf 'SymbolErrorCounter=20\nSymbolErrors=3\n' >"$tmp/thrbad"
+health filebad --only counters --threshold-file "$tmp/thrbad"
+tap_is "a threshold file with an unknown counter: exit 2" "$hrc" 2
+tap_check "and FILE:LINE names it" grep -q "thrbad:2: unknown counter 'SymbolErrors'" "$tmp/filebad.err" ||
+	tap_diag "$(cat "$tmp/filebad.err")"
 
 sim_signal C TERM
 wait "$sm_pid"

@@ -352,6 +352,39 @@ static void test_counters(void **state)
 	fx_free(&f);
 }
 
+static void test_thresh_file(void **state)
+{
+	static const char good[] = "# Define error thresholds here\n\n"
+				   "SymbolErrorCounter=3\n  PortXmitWait = 0x10 # inline\n"
+				   "#PortXmitDiscards=1\nVL15Dropped=0";
+	static const char bad[] = "SymbolErrorCounter=3\nBogus=1\nPortRcvErrors\n"
+				  "PortRcvErrors=-1\nPortRcvErrors=4294967296\n";
+	uint32_t t[_PMA_COUNTER_MAX], want[_PMA_COUNTER_MAX];
+	struct diag d = { 0 };
+
+	(void)state;
+	health_thresholds_default(t);
+	memcpy(want, t, sizeof(t));
+	want[PMA_SYMBOL_ERRORS] = 3;
+	want[PMA_XMIT_WAIT] = 16;
+	want[PMA_VL15_DROPPED] = 0;
+	assert_int_equal(health_thresholds_read_mem(good, strlen(good), "t", t, &d), 0);
+	assert_int_equal(diag_count(&d), 0);
+	assert_memory_equal(t, want, sizeof(t));
+	/* Every bad line named; nothing taken from a file with any. */
+	assert_int_equal(health_thresholds_read_mem(bad, strlen(bad), "t", t, &d), -EINVAL);
+	assert_memory_equal(t, want, sizeof(t));
+	assert_int_equal(d.n, 4);
+	assert_non_null(strstr(d.msg[0], "t:2: unknown counter 'Bogus'"));
+	assert_non_null(strstr(d.msg[1], "t:3: 'PortRcvErrors': expected CounterName=value"));
+	assert_non_null(strstr(d.msg[2], "t:4: PortRcvErrors: bad value '-1'"));
+	assert_non_null(strstr(d.msg[3], "t:5: PortRcvErrors: bad value '4294967296'"));
+	diag_free(&d);
+	assert_int_equal(health_thresholds_read_file("/nonexistent/thresholds", t, &d), -ENOENT);
+	assert_int_equal(d.n, 1);
+	diag_free(&d);
+}
+
 static void test_groups_parse(void **state)
 {
 	unsigned m = 0;
@@ -377,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_lids),
 		cmocka_unit_test(test_sm),
 		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_thresh_file),
 		cmocka_unit_test(test_groups_parse),
 	};
 
