@@ -24,7 +24,7 @@ void config_defaults_fill(struct config *c)
 {
 	c->sm = (struct config_sm){
 		.sweep_us = 10000000,
-		.routing = { .engine = CONFIG_ENGINE_MINHOP, .vls = 8 },
+		.routing = { .engine = { CONFIG_ENGINE_AUTO }, .n_engines = 1, .vls = 8 },
 		.mad = { .window = 16, .timeout_us = 200000, .retries = 3 },
 		.subnet_prefix = CONFIG_SUBNET_PREFIX_DEFAULT,
 		/* OpenSM's default SM_Key, so that the two can hand over to each other. */
@@ -213,7 +213,9 @@ static bool str_eq(const char *a, const char *b)
 static bool sm_equal(const struct config_sm *a, const struct config_sm *b)
 {
 	if (a->priority != b->priority || a->sweep_us != b->sweep_us ||
-	    a->routing.engine != b->routing.engine || a->routing.lmc != b->routing.lmc ||
+	    a->routing.n_engines != b->routing.n_engines ||
+	    memcmp(a->routing.engine, b->routing.engine, a->routing.n_engines) ||
+	    a->routing.no_fallback != b->routing.no_fallback || a->routing.lmc != b->routing.lmc ||
 	    a->routing.vls != b->routing.vls || a->routing.n_roots != b->routing.n_roots ||
 	    !str_eq(a->routing.file, b->routing.file) || !str_eq(a->state_dir, b->state_dir) ||
 	    a->mad.window != b->mad.window || a->mad.timeout_us != b->mad.timeout_us ||

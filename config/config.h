@@ -4,18 +4,23 @@
 
 /*
  * DOC: config/ — loom.yaml text in, a typed and validated struct config out.
- * Never prints and never touches the fabric; loomd and `loom config` decide.
+ * Never touches the fabric and never prints, but for check_run.c: the runner
+ * both edges (loomd and `loom config`) share, so that they say the same words.
  *   config.h      this header: the struct every layer reads, load/print/compare
+ *   config_priv.h inside config/: the node tree, the walker's context, units helpers
  *   config.c      load a file or a buffer, defaults, free, compare
  *   ytree.c       libyaml events -> a small node tree with 1-based marks
  *   parse.c       walking the tree: keys, paths, scalars, FILE:LINE:COL messages
  *   parse_sm.c    the sm: section
  *   parse_part.c  the partitions: section
  *   parse_qos.c   the qos: section
+ *   names.c       the words for each enum below (engines, log levels, member
+ *                 groups, port classes), shared by the parsers and validate.c
  *   units.c       words and units people read <-> IBA values (mtu, rate, time, GUID)
  *   validate.c    checks across fields: P_Keys, names, VLs, engine options;
  *                 P_Key allocation and the implicit default partition
  *   print.c       the normalised YAML: every effective value, defaults filled in
+ *   check_run.c   the --check-config runner: load, report to stderr, print, exit code
  *
  * Data flows one way: bytes -> ytree -> parse_* (types, ranges, unknown keys)
  * -> validate (cross-field) -> struct config. Every problem is collected as
@@ -72,6 +77,10 @@ enum config_engine {
 	CONFIG_ENGINE_FILE,
 	_CONFIG_ENGINE_MAX
 };
+/* The words loom.yaml uses for them (names.c); the parsers, validate.c and
+ * print.c share these tables, and config_*_name() below reads them. This one
+ * is also the list of engine names routing/engine.c's registry follows. */
+extern const char *const config_engine_names[_CONFIG_ENGINE_MAX];
 
 enum config_log_level {
 	CONFIG_LOG_ERROR,
@@ -80,17 +89,28 @@ enum config_log_level {
 	CONFIG_LOG_DEBUG,
 	_CONFIG_LOG_MAX
 };
+extern const char *const config_log_level_names[_CONFIG_LOG_MAX];
 
 struct config_root {
 	uint64_t guid; /* a switch's node GUID; existence checked against the fabric */
 	struct config_mark at;
 };
 
+#define CONFIG_ENGINES_MAX 8
+#define CONFIG_ENGINE_AUTO _CONFIG_ENGINE_MAX /* "auto" in sm.routing.engine */
+
 struct config_sm {
 	uint8_t priority; /* SMInfo:Priority 0-15 */
 	uint64_t sweep_us; /* light sweep period; 0: no timed sweeps */
 	struct {
-		enum config_engine engine;
+		/*
+		 * The engines to try, in order: enum config_engine values, or
+		 * CONFIG_ENGINE_AUTO for "auto" (ftree, vlayered, updn). Unless
+		 * no_fallback (fallback: none), auto's engines follow the list.
+		 */
+		uint8_t engine[CONFIG_ENGINES_MAX];
+		uint8_t n_engines;
+		bool no_fallback;
 		uint8_t lmc; /* 0-7 */
 		uint8_t vls; /* VL budget of CONFIG_ENGINE_VLAYERED, 1-8 */
 		struct config_root *root; /* CONFIG_ENGINE_UPDN and _FTREE only */
@@ -120,6 +140,7 @@ enum config_member_kind {
 	CONFIG_MEMBER_SELF, /* the SM's own port */
 	_CONFIG_MEMBER_MAX
 };
+extern const char *const config_member_kind_names[_CONFIG_MEMBER_MAX];
 
 struct config_member {
 	enum config_member_kind kind;
@@ -150,6 +171,7 @@ enum config_port_class {
 	CONFIG_CLASS_ROUTER,
 	_CONFIG_CLASS_MAX
 };
+extern const char *const config_class_names[_CONFIG_CLASS_MAX];
 
 struct config_vlarb {
 	uint8_t vl; /* 0-14, below the class's operational VLs */
@@ -205,6 +227,14 @@ static inline void config_freep(struct config **c)
 /* Every effective value as YAML that loads back to an equal config. -errno of the write. */
 int config_print(const struct config *c, FILE *f);
 
+/*
+ * check_run.c, the --check-config runner of `loom config` and `loomd --check-config`:
+ * load path (NULL: the default file, which may be absent), report every problem to
+ * stderr as prog, print the normalised config to stdout if print. Returns an exit
+ * code, not -errno: 0 valid, 1 invalid, 2 unreadable.
+ */
+int config_check_run(const char *prog, const char *path, bool print);
+
 /* Same effective values? (marks, file and pkey_auto are not compared) */
 bool config_equal(const struct config *a, const struct config *b);
 /* The same for parts, for a reload that applies only what changed. */
@@ -215,7 +245,12 @@ const struct config_partition *config_default_partition(const struct config *c);
 
 /* ---- names and IBA encodings, for whoever applies or prints the config ---- */
 
+/* The word for a value of each enum (names.c), NULL if out of range. */
 const char *config_engine_name(enum config_engine e);
+/* sm.routing.engine as --routing takes it: "ftree,vlayered", "auto". */
+const char *config_engines_str(const struct config_sm *sm, char *buf, size_t len);
+/* Does the list name engine e, itself or through "auto"? */
+bool config_engines_has(const struct config_sm *sm, enum config_engine e);
 const char *config_log_level_name(enum config_log_level l);
 const char *config_class_name(enum config_port_class k);
 const char *config_member_kind_name(enum config_member_kind k);

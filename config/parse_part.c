@@ -10,21 +10,8 @@
 #include "lib/array.h"
 #include "lib/cleanup.h"
 
-static const char *const member_names[_CONFIG_MEMBER_MAX] = {
-	[CONFIG_MEMBER_GUID] = "guid",
-	[CONFIG_MEMBER_NODE] = "node",
-	[CONFIG_MEMBER_ALL] = "all",
-	[CONFIG_MEMBER_ALL_CAS] = "all-cas",
-	[CONFIG_MEMBER_ALL_SWITCHES] = "all-switches",
-	[CONFIG_MEMBER_SELF] = "self",
-};
-/* The groups a "group:" (or a bare word) may name: member_names from ALL on. */
+/* The groups a "group:" (or a bare word) may name: the kinds from ALL on. */
 #define GROUP_FIRST CONFIG_MEMBER_ALL
-
-const char *config_member_kind_name(enum config_member_kind k)
-{
-	return (unsigned)k < _CONFIG_MEMBER_MAX ? member_names[k] : NULL;
-}
 
 /* What the parser saw of the partition being parsed (the last one). */
 static struct pseen_part *seen_of(struct pctx *p)
@@ -81,7 +68,8 @@ static void mb_group(struct pctx *p, const struct ynode *v, void *obj)
 	unsigned g;
 
 	who_seen(p, v, pm, "group");
-	if (parse_word(p, v, member_names + GROUP_FIRST, _CONFIG_MEMBER_MAX - GROUP_FIRST, &g))
+	if (parse_word(p, v, config_member_kind_names + GROUP_FIRST,
+		       _CONFIG_MEMBER_MAX - GROUP_FIRST, &g))
 		pm->m.kind = (enum config_member_kind)(GROUP_FIRST + g);
 }
 
@@ -102,7 +90,7 @@ static bool member_scalar(struct pctx *p, const struct ynode *v, struct pmember 
 	if (!parse_scalar(p, v, "a member"))
 		return false;
 	for (unsigned g = GROUP_FIRST; g < _CONFIG_MEMBER_MAX; g++) {
-		if (!strcmp(s, member_names[g])) {
+		if (!strcmp(s, config_member_kind_names[g])) {
 			pm->m.kind = (enum config_member_kind)g;
 			return true;
 		}

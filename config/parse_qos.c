@@ -12,18 +12,6 @@
 #include "config/config_priv.h"
 #include "lib/cleanup.h"
 
-static const char *const class_names[_CONFIG_CLASS_MAX] = {
-	[CONFIG_CLASS_CA] = "ca",
-	[CONFIG_CLASS_SWITCH_EXTERNAL] = "switch-external",
-	[CONFIG_CLASS_SWITCH_PORT0] = "switch-port0",
-	[CONFIG_CLASS_ROUTER] = "router",
-};
-
-const char *config_class_name(enum config_port_class k)
-{
-	return (unsigned)k < _CONFIG_CLASS_MAX ? class_names[k] : NULL;
-}
-
 struct pqos {
 	struct config_qos_class *q;
 	struct pseen_qos *s;

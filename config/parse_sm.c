@@ -8,29 +8,6 @@
 #include "lib/array.h"
 #include "lib/cleanup.h"
 
-static const char *const engine_names[_CONFIG_ENGINE_MAX] = {
-	[CONFIG_ENGINE_MINHOP] = "minhop", [CONFIG_ENGINE_UPDN] = "updn",
-	[CONFIG_ENGINE_FTREE] = "ftree",   [CONFIG_ENGINE_VLAYERED] = "vlayered",
-	[CONFIG_ENGINE_FILE] = "file",
-};
-
-static const char *const log_names[_CONFIG_LOG_MAX] = {
-	[CONFIG_LOG_ERROR] = "error",
-	[CONFIG_LOG_WARNING] = "warning",
-	[CONFIG_LOG_INFO] = "info",
-	[CONFIG_LOG_DEBUG] = "debug",
-};
-
-const char *config_engine_name(enum config_engine e)
-{
-	return (unsigned)e < _CONFIG_ENGINE_MAX ? engine_names[e] : NULL;
-}
-
-const char *config_log_level_name(enum config_log_level l)
-{
-	return (unsigned)l < _CONFIG_LOG_MAX ? log_names[l] : NULL;
-}
-
 static struct config_sm *sm_of(void *obj)
 {
 	return &((struct config *)obj)->sm;
@@ -38,13 +15,62 @@ static struct config_sm *sm_of(void *obj)
 
 /* ---- sm.routing ------------------------------------------------------------ */
 
-static void r_engine(struct pctx *p, const struct ynode *v, void *obj)
+/* The engine words, and "auto" after them (CONFIG_ENGINE_AUTO). */
+static const char *const engine_words[_CONFIG_ENGINE_MAX + 1] = {
+	[CONFIG_ENGINE_MINHOP] = "minhop", [CONFIG_ENGINE_UPDN] = "updn",
+	[CONFIG_ENGINE_FTREE] = "ftree",   [CONFIG_ENGINE_VLAYERED] = "vlayered",
+	[CONFIG_ENGINE_FILE] = "file",     [CONFIG_ENGINE_AUTO] = "auto",
+};
+
+/* One engine word into the list; a word named twice is an error. */
+static void engine_add(struct pctx *p, const struct ynode *v, struct config_sm *sm)
 {
 	unsigned e;
 
+	if (!parse_word(p, v, engine_words, _CONFIG_ENGINE_MAX + 1, &e))
+		return;
+	for (unsigned i = 0; i < sm->routing.n_engines; i++)
+		if (sm->routing.engine[i] == e) {
+			perr(p, v, "'%s' is listed twice (each engine is tried once)", engine_words[e]);
+			return;
+		}
+	sm->routing.engine[sm->routing.n_engines++] = (uint8_t)e;
+}
+
+/* engine: ftree, or a list tried in order: [ftree, vlayered]. */
+static void r_engine(struct pctx *p, const struct ynode *v, void *obj)
+{
+	struct config_sm *sm = sm_of(obj);
+	unsigned i = 0;
+
 	p->seen.engine = v;
-	if (parse_word(p, v, engine_names, _CONFIG_ENGINE_MAX, &e))
-		sm_of(obj)->routing.engine = (enum config_engine)e;
+	sm->routing.n_engines = 0;
+	if (v->type != YNODE_SEQ) {
+		engine_add(p, v, sm);
+	} else if (!v->n || v->n > CONFIG_ENGINES_MAX) {
+		perr(p, v, "%u engines (allowed: 1-%u, tried in order)", v->n, CONFIG_ENGINES_MAX);
+	} else {
+		for (const struct ynode *e = ynode_at(p->t, v->first); e;
+		     e = ynode_at(p->t, e->next), i++) {
+			size_t old = path_push(p, "[%u]", i);
+
+			engine_add(p, e, sm);
+			path_pop(p, old);
+		}
+	}
+	if (!sm->routing.n_engines) { /* an error was said: keep a list to print */
+		sm->routing.engine[0] = CONFIG_ENGINE_AUTO;
+		sm->routing.n_engines = 1;
+	}
+}
+
+static void r_fallback(struct pctx *p, const struct ynode *v, void *obj)
+{
+	static const char *const words[] = { "auto", "none" };
+	unsigned w;
+
+	if (parse_word(p, v, words, 2, &w))
+		sm_of(obj)->routing.no_fallback = w == 1;
 }
 
 static void r_lmc(struct pctx *p, const struct ynode *v, void *obj)
@@ -112,7 +138,7 @@ static void s_routing(struct pctx *p, const struct ynode *v, void *obj)
 {
 	static const struct pfield f[] = {
 		{ "engine", r_engine }, { "lmc", r_lmc },   { "vls", r_vls },
-		{ "roots", r_roots },   { "file", r_file },
+		{ "roots", r_roots },   { "file", r_file }, { "fallback", r_fallback },
 	};
 
 	parse_map(p, v, f, ARRAY_SIZE(f), obj);
@@ -244,7 +270,7 @@ static void s_log_level(struct pctx *p, const struct ynode *v, void *obj)
 {
 	unsigned l;
 
-	if (parse_word(p, v, log_names, _CONFIG_LOG_MAX, &l))
+	if (parse_word(p, v, config_log_level_names, _CONFIG_LOG_MAX, &l))
 		sm_of(obj)->log_level = (enum config_log_level)l;
 }
 

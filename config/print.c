@@ -38,18 +38,29 @@ static void put_duration(FILE *f, const char *indent, const char *key, uint64_t 
 
 static void print_routing(const struct config_sm *sm, FILE *f)
 {
-	enum config_engine e = sm->routing.engine;
+	char names[128];
 
-	fprintf(f, "  routing:\n    engine: %s\n    lmc: %u\n", config_engine_name(e),
-		sm->routing.lmc);
-	if (e == CONFIG_ENGINE_VLAYERED)
+	config_engines_str(sm, names, sizeof(names));
+	if (sm->routing.n_engines == 1) {
+		fprintf(f, "  routing:\n    engine: %s\n", names);
+	} else {
+		fprintf(f, "  routing:\n    engine: [");
+		for (const char *c = names; *c; c++) /* YAML's flow style: ", " */
+			fputs(*c == ',' ? ", " : (char[]){ *c, 0 }, f);
+		fprintf(f, "]\n");
+	}
+	if (sm->routing.no_fallback)
+		fprintf(f, "    fallback: none\n");
+	fprintf(f, "    lmc: %u\n", sm->routing.lmc);
+	if (config_engines_has(sm, CONFIG_ENGINE_VLAYERED))
 		fprintf(f, "    vls: %u\n", sm->routing.vls);
-	if (e == CONFIG_ENGINE_UPDN || e == CONFIG_ENGINE_FTREE) {
+	if (config_engines_has(sm, CONFIG_ENGINE_UPDN) ||
+	    config_engines_has(sm, CONFIG_ENGINE_FTREE)) {
 		fprintf(f, "    roots:%s\n", sm->routing.n_roots ? "" : " []");
 		for (uint32_t i = 0; i < sm->routing.n_roots; i++)
 			fprintf(f, "      - 0x%016" PRIx64 "\n", sm->routing.root[i].guid);
 	}
-	if (e == CONFIG_ENGINE_FILE && sm->routing.file) {
+	if (config_engines_has(sm, CONFIG_ENGINE_FILE) && sm->routing.file) {
 		fprintf(f, "    file: ");
 		put_str(f, sm->routing.file);
 		fputc('\n', f);

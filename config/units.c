@@ -16,6 +16,7 @@
 
 #include "config/config_priv.h"
 #include "lib/cleanup.h"
+#include "lib/strnum.h"
 
 /* Decimal, or hex after 0x; no sign, no spaces. */
 int units_uint(const char *s, uint64_t *v)
@@ -30,19 +31,14 @@ int units_uint(const char *s, uint64_t *v)
 	if (!*s)
 		return -EINVAL;
 	for (; *s; s++) {
-		unsigned dig;
+		unsigned dig = strnum_digit(*s);
 
-		if (*s >= '0' && *s <= '9')
-			dig = (unsigned)(*s - '0');
-		else if (base == 16 && isxdigit((unsigned char)*s))
-			dig = (unsigned)(tolower((unsigned char)*s) - 'a' + 10);
-		else
+		if (dig >= base)
 			return -EINVAL;
 		if (x > (UINT64_MAX - dig) / base) {
 			/* keep reading: "12x" is malformed, not too large */
 			for (s++; *s; s++)
-				if (!(base == 16 ? isxdigit((unsigned char)*s)
-						 : isdigit((unsigned char)*s)))
+				if (strnum_digit(*s) >= base)
 					return -EINVAL;
 			return -ERANGE;
 		}

@@ -17,37 +17,49 @@
 
 static void engine_only(struct pctx *p, const struct ynode *v, const char *key, const char *who)
 {
-	char msg[200];
+	char msg[300], names[128];
+	bool one = p->c->sm.routing.n_engines == 1;
 
 	if (!v)
 		return;
-	snprintf(msg, sizeof(msg), "used only by engine %s, and the engine is %s; "
-		 "remove it or change the engine", who,
-		 config_engine_name(p->c->sm.routing.engine));
+	config_engines_str(&p->c->sm, names, sizeof(names));
+	snprintf(msg, sizeof(msg), "used only by engine %s, and the engine%s %s %s; "
+		 "remove it or change the engine", who, one ? "" : "s", one ? "is" : "are", names);
 	path_push(p, "sm.routing");
 	perr_key(p, v, key, msg);
 	path_pop(p, 0);
 }
 
+static bool listed(const struct config_sm *sm, enum config_engine e)
+{
+	return memchr(sm->routing.engine, e, sm->routing.n_engines) != NULL;
+}
+
 static void validate_routing(struct pctx *p)
 {
 	const struct config_sm *sm = &p->c->sm;
-	enum config_engine e = sm->routing.engine;
 	static const enum config_port_class need[] = { CONFIG_CLASS_CA,
 						       CONFIG_CLASS_SWITCH_EXTERNAL };
 
-	if (e != CONFIG_ENGINE_VLAYERED)
+	/* A key is for the engines listed ("auto" lists its own); fallbacks take defaults. */
+	if (!config_engines_has(sm, CONFIG_ENGINE_VLAYERED))
 		engine_only(p, p->seen.vls, "vls", "vlayered");
-	if (e != CONFIG_ENGINE_UPDN && e != CONFIG_ENGINE_FTREE)
+	if (!config_engines_has(sm, CONFIG_ENGINE_UPDN) &&
+	    !config_engines_has(sm, CONFIG_ENGINE_FTREE))
 		engine_only(p, p->seen.roots, "roots", "updn or ftree");
-	if (e != CONFIG_ENGINE_FILE)
+	if (!config_engines_has(sm, CONFIG_ENGINE_FILE))
 		engine_only(p, p->seen.file, "file", "file");
-	if (e == CONFIG_ENGINE_FILE && !p->seen.file) {
+	if (config_engines_has(sm, CONFIG_ENGINE_FILE) && !p->seen.file) {
 		path_push(p, "sm.routing.file");
 		perr(p, p->seen.engine, "missing; engine file loads the forwarding tables from it");
 		path_pop(p, 0);
 	}
-	if (e != CONFIG_ENGINE_VLAYERED)
+	/*
+	 * vlayered's VLs against the classes' only where it is named itself: in
+	 * "auto" or a fallback it is held within the VLs the ports have, and its
+	 * SL-to-VL map wins over the classes' (said when it happens).
+	 */
+	if (!listed(sm, CONFIG_ENGINE_VLAYERED))
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(need); i++) {
 		uint8_t ops = p->c->qos[need[i]].operational_vls;

@@ -3,7 +3,8 @@
 #define LOOM_FABRIC_HEALTH_H
 
 /*
- * DOC: fabric/health_* — loom health: read the live fabric, judge it, hand back findings.
+ * fabric/health_* — loom health: read the live fabric, judge it, hand back findings
+ * (fabric/'s file list is in fabric/prog.h).
  *   health.c        findings: the list, names of groups and severities
  *   health_links.c  judge: port states, trained width/speed, MTU and VLs of link ends
  *   health_sm.c     judge: one master SM, SMInfo of every IsSM port, LIDs, MasterSMLID
@@ -13,8 +14,8 @@
  *   health_pma.c    reader: PortCounters of every port that is up, LID-routed to its PMA
  *
  * Data flows one way: fabric/disc.c sweeps (model + disc_live), health_read.c
- * reads what the sweep does not (SMInfo) into a struct health_input, the
- * judges turn that into findings. Judges are pure (no MADs, no printing), so a
+ * and health_pma.c read what the sweep does not (SMInfo, PortCounters) into a
+ * struct health_input, the judges turn that into findings. Judges are pure (no MADs, no printing), so a
  * unit test feeds them a model read from a topology file; the edge
  * (tools/cmd_health.c) prints the findings.
  */

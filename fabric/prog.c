@@ -114,23 +114,8 @@ static void failed(struct prog *g, const struct preq *q, int status)
 		 n->guid, subnet_str(g->sn, n->desc), preq_name[q->kind], q->block, why);
 }
 
-static void send_lft_block(struct prog *g, uint32_t s, uint32_t b);
 static void no_enforce(struct prog *g, uint32_t pi);
 static void knobs_dropped(struct prog *g, uint32_t pi, uint8_t drops);
-
-static void got_lft_block(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
-{
-	uint64_t guid = g->sn->node[g->ro->sw_node[q->idx]].guid;
-	struct prog_lft *e = prog_cache_find(g->cache, guid);
-	uint8_t data[SMP_DATA_SIZE];
-
-	if (!e || smp_data(resp, len, data) < 0)
-		return;
-	memcpy(e->lft + (size_t)q->block * SMP_LFT_BLOCK, data, SMP_LFT_BLOCK);
-	e->known[q->block] = 1;
-	if (q->kind == PREQ_LFT_GET)
-		send_lft_block(g, q->idx, q->block);
-}
 
 /*
  * Send q again: after every try timed out, or as a Get when a state change
@@ -198,7 +183,7 @@ static void on_reply(void *arg, int status, const uint8_t *resp, size_t len)
 		}
 		case PREQ_LFT_GET:
 		case PREQ_LFT_SET:
-			got_lft_block(g, q, resp, len);
+			prog_lft_reply(g, q, resp, len);
 			break;
 		case PREQ_PKEY_GET:
 			prog_pkey_reply(g, q, resp, len);
@@ -274,12 +259,6 @@ static uint8_t knobs_drops(struct prog *g, uint32_t node)
 
 /* ---- phase 1 and 3: ports -------------------------------------------------- */
 
-/* OperationalVLs code (IBA 14.2.5.6) of the fewest VLs holding n: 1, 2, 4, 8, 15. */
-static uint8_t vls_code(unsigned n)
-{
-	return n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 3 : n <= 8 ? 4 : 5;
-}
-
 /* IBA 14.2.5.6: MTU and VL encodings grow with the value, so the lower one fits both ends. */
 static uint8_t min_u8(uint8_t a, uint8_t b)
 {
@@ -331,20 +310,14 @@ static bool want_port(struct prog *g, uint32_t pi, struct smp_port_set *s)
 			return false;
 		peer = &g->live->port[p->peer];
 		if (peer->have_pi) {
-			uint8_t cap = min_u8(lp->pi.vl_cap, peer->pi.vl_cap);
+			struct qos_view v = { .sn = sn, .live = g->live, .ro = g->ro,
+					      .qos = g->o->qos };
 
 			s->neighbor_mtu = min_u8(lp->pi.mtu_cap, peer->pi.mtu_cap);
-			s->op_vls = cap;
-			/* loom.yaml's operational VLs for the class, within what both ends can. */
-			if (g->o->qos)
-				s->op_vls = min_u8(s->op_vls, config_op_vls_code(
-					g->o->qos->qos[prog_port_class_of(g, pi)].operational_vls));
-			/* An engine that spreads routes over VLs needs them all (prog_qos.c). */
-			if (g->ro->sl && s->op_vls < vls_code(g->ro->n_vls))
-				s->op_vls = min_u8(cap, vls_code(g->ro->n_vls));
+			s->op_vls = qos_port_op_vls(&v, pi, min_u8(lp->pi.vl_cap, peer->pi.vl_cap));
 		}
 	}
-	if (g->o->qos) {
+	if (g->o->qos && g->o->qos_knobs) {
 		const struct config_qos_class *q = &g->o->qos->qos[prog_port_class_of(g, pi)];
 
 		s->knobs = (uint8_t)((SMP_KNOB_VL_HIGH | SMP_KNOB_HOQ | SMP_KNOB_STALL) &
@@ -414,78 +387,7 @@ static void count_active(struct prog *g)
 	}
 }
 
-/* ---- phase 2: switches ------------------------------------------------------- */
-
-static void send_lft_block(struct prog *g, uint32_t s, uint32_t b)
-{
-	const uint8_t *want = route_lft(g->ro, s) + (size_t)b * SMP_LFT_BLOCK;
-	uint64_t guid = g->sn->node[g->ro->sw_node[s]].guid;
-	struct prog_lft *e = prog_cache_find(g->cache, guid);
-	uint32_t nlids = (uint32_t)g->ro->max_lid + 1;
-	struct smp_req r = { .method = SMP_SET, .attr_id = SMP_ATTR_LFT, .attr_mod = b };
-	size_t n = SMP_LFT_BLOCK;
-
-	if (e->known[b] && !memcmp(e->lft + (size_t)b * SMP_LFT_BLOCK, want,
-				   b * SMP_LFT_BLOCK + n <= nlids ? n : nlids - b * SMP_LFT_BLOCK))
-		return;
-	if (!prog_port_route(g, subnet_port_idx(g->sn, g->ro->sw_node[s], 0), &r))
-		return;
-	/* The last block may run past max_lid: those LIDs are dropped. */
-	memset(r.data, ROUTE_DROP, SMP_LFT_BLOCK);
-	if ((size_t)b * SMP_LFT_BLOCK + n > nlids)
-		n = nlids - (size_t)b * SMP_LFT_BLOCK;
-	memcpy(r.data, want, n);
-	e->known[b] = 0; /* until the switch acknowledges it */
-	g->rep->lft_blocks++;
-	prog_submit(g, &r, PREQ_LFT_SET, s, b, 0);
-}
-
-static void program_switch(struct prog *g, uint32_t s)
-{
-	uint32_t n = g->ro->sw_node[s];
-	struct disc_node *ln = &g->live->node[n];
-	uint32_t nblocks = (uint32_t)g->ro->max_lid / SMP_LFT_BLOCK + 1;
-	struct prog_lft *e = prog_cache_get(g->cache, g->sn->node[n].guid);
-	bool psc = ln->si.life_state & 0x04; /* IBA 14.2.5.4: PortStateChange */
-	struct smp_req r = { .method = SMP_SET, .attr_id = SMP_ATTR_SWITCH_INFO };
-
-	if (!e || prog_lft_size(e, nblocks * SMP_LFT_BLOCK) < 0) {
-		g->err = -ENOMEM;
-		return;
-	}
-	if (ln->si.lin_top != g->ro->max_lid || psc) {
-		if (prog_port_route(g, subnet_port_idx(g->sn, n, 0), &r)) {
-			smp_switch_info_set(ln->si_raw, g->ro->max_lid, psc, r.data);
-			g->rep->si_sets++;
-			prog_submit(g, &r, PREQ_SWITCH_INFO, s, 0, 0);
-		}
-	}
-	for (uint32_t b = 0; b < nblocks; b++) {
-		struct smp_req q = { .method = SMP_GET, .attr_id = SMP_ATTR_LFT, .attr_mod = b };
-
-		/*
-		 * A table we know (set it, or read it) is diffed; one we do not
-		 * is read first, unless LinearFDBTop 0 says nothing was ever
-		 * programmed: then every block is written without a read.
-		 */
-		if (e->known[b] || ln->si.lin_top == 0) {
-			send_lft_block(g, s, b);
-			continue;
-		}
-		if (!prog_port_route(g, subnet_port_idx(g->sn, n, 0), &q))
-			continue;
-		g->rep->lft_reads++;
-		prog_submit(g, &q, PREQ_LFT_GET, s, b, 0);
-	}
-}
-
-static void program_switches(struct prog *g)
-{
-	for (uint32_t s = 0; s < g->ro->n_sw && !g->err; s++)
-		program_switch(g, s);
-}
-
-/* ---- the phases ------------------------------------------------------------------ */
+/* ---- the phases (2, the switches' LFTs, is prog_lft.c) --------------------------- */
 
 static int phase(struct prog *g, void (*fn)(struct prog *g))
 {
@@ -506,7 +408,7 @@ int prog_run(struct txn *x, const struct subnet *sn, struct disc_live *live,
 
 	r = phase(&g, configure_ports);
 	if (r == 0)
-		r = phase(&g, program_switches);
+		r = phase(&g, prog_program_lfts);
 	if (r == 0 && o->pkeys)
 		r = phase(&g, prog_program_pkeys);
 	if (r == 0 && o->qos)

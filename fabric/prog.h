@@ -2,6 +2,38 @@
 #ifndef LOOM_SM_PROG_H
 #define LOOM_SM_PROG_H
 
+/*
+ * DOC: fabric/ — what talks to switches through mad/: discovery builds the model,
+ * programming brings the fabric to what the model, the routes and plan/ say.
+ *   prog.h        this header: prog_run(), its options and report, the LFT cache
+ *   prog.c        the programming pass: its phases in order, PortInfo (LIDs, MTU,
+ *                 VLs, INIT -> ARMED -> ACTIVE), retries, a message per failure
+ *   prog_priv.h   what the prog_*.c phases share: the pass and its requests
+ *   prog_lft.c    SwitchInfo's LinearFDBTop and the LFT blocks that differ
+ *   prog_pkey.c   the P_KeyTable blocks that differ
+ *   prog_qos.c    SLtoVLMappingTable and VLArbitrationTable of each port class
+ *   prog_mft.c    the MulticastForwardingTable blocks of the groups' trees
+ *   prog_cache.c  the LFTs as last programmed, by switch GUID (the SA reads them)
+ *   disc.c        directed-route discovery (disc.h): NodeInfo, NodeDescription,
+ *                 SwitchInfo and PortInfo of every node -> a model and disc_live
+ *   disc_dup.c    duplicate switch GUIDs: probes that tell a redundant link from
+ *                 a namesake, which is left out
+ *   disc_priv.h   what disc.c and disc_dup.c share: the sweep's state
+ *   health.c      loom health's findings (health.h: the judges' input and output)
+ *   health_links.c  judge: port states, trained width/speed, MTU/VLs of link ends
+ *   health_sm.c   judge: one master SM, standbys, LIDs, MasterSMLID
+ *   health_counters.c  judge: PerfMgt error counters against thresholds
+ *   health_thresh.c  ibqueryerrors' threshold file (Name=value lines)
+ *   health_read.c SMInfo of every IsSM port, by directed route
+ *   health_pma.c  PortCounters of every port that is up, LID-routed to its PMA
+ *
+ * Data flows one way: disc_run() reads the fabric into a model (model/) and
+ * what programming needs (model/disc_live.h); routing/ and plan/ say what the
+ * fabric should hold; prog_run() sends only the blocks that differ and keeps
+ * every answer in disc_live. Nothing here prints: problems go into struct
+ * disc_report and struct prog_report for loomd or loom to log.
+ */
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -23,6 +55,12 @@ struct prog_opts {
 	uint64_t subnet_prefix; /* GID prefix for every port */
 	const struct pkey_plan *pkeys; /* P_Key tables to hold; NULL: leave them as they are */
 	const struct config *qos;      /* QoS classes to program; NULL: leave VL settings */
+	/*
+	 * The classes' VLHighLimit, HOQLife and VLStallCount too: true for
+	 * loom.yaml's classes, false for the defaults that only carry a routing
+	 * engine's SL-to-VL map (without a file, the ports keep their own).
+	 */
+	bool qos_knobs;
 	struct mcast *mcast;           /* groups whose MFTs to program (prog_mft.c); NULL: none */
 };
 
@@ -69,7 +107,7 @@ int prog_cache_lft(const struct prog_cache *c, uint64_t guid, const uint8_t **lf
  *   1. PortInfo of every LID-bearing port and linked switch port: LID, LMC,
  *      MasterSMLID, prefix, NeighborMTU and OperationalVLs agreed with the
  *      peer; ports in INIT are armed in the same Set;
- *   2. SwitchInfo (LinearFDBTop) and the LFT blocks that differ from what
+ *   2. (prog_lft.c) SwitchInfo (LinearFDBTop) and the LFT blocks that differ from what
  *      the switch holds (cache, or read back; a switch whose LinearFDBTop is
  *      0 has never been programmed and is written whole);
  *   3. P_Key tables (o->pkeys): each block read, sent only if it differs;

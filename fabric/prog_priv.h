@@ -59,13 +59,15 @@ struct prog_lft *prog_cache_find(struct prog_cache *c, uint64_t guid);
 struct prog_lft *prog_cache_get(struct prog_cache *c, uint64_t guid);
 int prog_lft_size(struct prog_lft *e, uint32_t len);
 
-/* prog.c, for the table phases in prog_pkey.c and prog_qos.c. */
+/* prog.c, for the table phases in prog_lft.c, prog_pkey.c, prog_qos.c and prog_mft.c. */
 bool prog_port_route(const struct prog *g, uint32_t pi, struct smp_req *r);
 void prog_submit(struct prog *g, const struct smp_req *r, enum preq_kind kind, uint32_t idx,
 		 uint32_t block, uint8_t new_state);
 const char *prog_port_name(const struct prog *g, uint32_t pi, char *buf, size_t len);
 bool prog_port_linked(const struct prog *g, uint32_t pi);
 
+void prog_program_lfts(struct prog *g);
+void prog_lft_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len);
 void prog_program_pkeys(struct prog *g);
 void prog_pkey_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len);
 void prog_program_qos(struct prog *g);

@@ -2,6 +2,24 @@
 #ifndef LOOM_CLEANUP_H
 #define LOOM_CLEANUP_H
 
+/*
+ * DOC: lib/ — helpers every layer may use; nothing here includes another folder.
+ * cleanup.h is the header nearly every file includes, so it carries the list.
+ *   cleanup.h  this header: scope-bound cleanup of locals (_cleanup_free_, freep)
+ *   array.c    growing arrays, amortised appends, 32-bit counts (array.h)
+ *   diag.c     collected FILE:LINE:COL messages; the edge prints them (diag.h)
+ *   itab.c     index tables: hash sets of indices into the caller's arrays (itab.h)
+ *   json.c     JSON string literals for --json outputs (json.h)
+ *   log.c      loomd's log lines, with journald priorities under systemd (log.h)
+ *   par.c      a parallel for-loop over worker threads (par.h)
+ *   strnum.c   numbers in text: the value of a digit (for every reader of numbers), an
+ *              option's number in a range (strnum.h)
+ *   strpool.c  strings stored once, named by 32-bit offsets (strpool.h)
+ *
+ * Nothing here prints on its own: log.c, diag_print() and json_str() write
+ * where the edge that calls them says.
+ */
+
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -32,7 +32,6 @@
 #include "loomd/agent.h"
 #include "loomd/loomd.h"
 #include "loomd/sweep.h"
-#include "tools/loom.h"
 
 #define ONCE_ATTEMPTS 5
 
@@ -47,6 +46,12 @@ struct loomd {
 	sd_event *ev;
 	sd_event_source *sweep_timer;
 	struct config *cfg; /* in force; replaced only by a valid file on SIGHUP */
+	/*
+	 * The configuration the last sweep's plan was built from, when SIGHUP
+	 * replaced it since: the plan (and the SA answering from it) points into
+	 * it until the next heavy sweep plans again.
+	 */
+	struct config *cfg_planned;
 	bool announced; /* READY=1 sent */
 	uint64_t next_sweep; /* when the sweep timer is due, between multicast passes */
 	char guid2lid[PATH_MAX];
@@ -77,7 +82,12 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 			path, r == -EINVAL ? "invalid configuration" : strerror(-r));
 		return 0;
 	}
-	config_free(d->cfg);
+	if (d->cfg == d->sw.plan.config && d->cfg) {
+		config_free(d->cfg_planned);
+		d->cfg_planned = d->cfg;
+	} else {
+		config_free(d->cfg);
+	}
 	d->cfg = c;
 	d->sw.o.config = c->file ? c : NULL;
 	d->agent.priority = c->sm.priority;
@@ -113,6 +123,20 @@ static void log_sweep(const struct loomd *d, const struct sweep_stats *st)
 		 st->up ? "" : st->why_not);
 }
 
+/* systemctl status: up or not, and which engine routes (and which refused, why). */
+static void notify_status(const struct loomd *d)
+{
+	const struct plan *p = &d->sw.plan;
+	char refused[512] = "";
+
+	if (p->n_refused) {
+		strcpy(refused, "; refused by ");
+		plan_refused_str(p, refused + strlen(refused), sizeof(refused) - strlen(refused));
+	}
+	sd_notifyf(0, "STATUS=%s%s%s%s", d->sw.up ? "SUBNET UP" : "bringing the subnet up",
+		   p->engine ? "; routed with " : "", p->engine ? p->engine->name : "", refused);
+}
+
 static int heavy(struct loomd *d, struct sweep_stats *st)
 {
 	struct diag msgs = { .limit = 200 };
@@ -128,7 +152,18 @@ static int heavy(struct loomd *d, struct sweep_stats *st)
 	}
 	if (st->up)
 		d->agent.state = SMP_SM_MASTER;
+	for (unsigned i = 0; i < d->sw.events.n; i++)
+		log_info("event: %s", d->sw.events.msg[i]);
+	if (d->sw.events.dropped)
+		log_info("event: %u more not shown", d->sw.events.dropped);
 	log_sweep(d, st);
+	sa_set_view(&d->sa, &(struct sa_view){ .sn = d->sw.sn, .live = &d->sw.live,
+					       .plan = &d->sw.plan, .lfts = d->sw.cache,
+					       .mcast = d->sw.mcast });
+	if (d->cfg_planned != d->sw.plan.config) {
+		config_free(d->cfg_planned);
+		d->cfg_planned = NULL;
+	}
 	/* Ports in or out of service (traps 64/65) against the last whole model only. */
 	if (st->up && d->sa_on)
 		sa_swept(&d->sa);
@@ -188,12 +223,12 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 	if (r < 0 || changed || !d->sw.up || d->agent.resweep)
 		heavy(d, &st);
 	if (d->sw.up && !d->announced) {
-		sd_notify(0, "READY=1\nSTATUS=SUBNET UP");
+		sd_notify(0, "READY=1");
 		d->announced = true;
 	}
 	if (d->sw.mcast->dirty && d->sw.up)
 		mcast_pass(d);
-	sd_notify(0, d->sw.up ? "STATUS=SUBNET UP" : "STATUS=bringing the subnet up");
+	notify_status(d);
 	d->next_sweep = usec + (uint64_t)d->o.sweep_ms * 1000;
 	sd_event_source_set_time(s, d->next_sweep);
 	return 0;
@@ -275,6 +310,20 @@ static void on_drop(void *arg, enum txn_drop why, const struct smp_hdr *h)
 			  name[why], h->mgmt_class, h->method, h->attr_id, h->attr_mod, h->tid);
 	else
 		log_debug("dropped a %s MAD (shorter than a MAD header)", name[why]);
+}
+
+/* SMInfo as the SA's SMInfoRecord and SM_Key check see it (IBA 14.2.5.13). */
+static void sa_sm_info(void *arg, struct sa_sm *out)
+{
+	const struct loomd *d = arg;
+
+	*out = (struct sa_sm){
+		.guid = d->agent.guid,
+		.sm_key = d->agent.sm_key,
+		.act_count = (uint32_t)txn_stats(d->x)->sent,
+		.priority = d->agent.priority,
+		.state = d->agent.state,
+	};
 }
 
 /* The transport for the SA's answers: the port's GSI agent. */
@@ -366,8 +415,10 @@ static int setup(struct loomd *d)
 					    .file = d->o.lfts } };
 	int r;
 
-	so.engine = route_engine_find(d->o.engine);
-	if (!so.engine) {
+	char bad[64], chain[128];
+
+	r = route_chain_parse(d->o.engine, !d->o.no_fallback, &so.engines, bad, sizeof(bad));
+	if (r < 0) {
 		size_t n;
 		const struct route_engine *const *e = route_engine_list(&n);
 		char names[128] = "";
@@ -376,7 +427,7 @@ static int setup(struct loomd *d)
 			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 				 i ? ", " : "", e[i]->name);
 		log_err("routing engine '%s' (--routing or the configuration's sm.routing.engine) "
-			"is not available; this loomd has: %s", d->o.engine, names);
+			"is not available; this loomd has: %s, and auto", bad, names);
 		return -EINVAL;
 	}
 	if (mkdir(d->o.state_dir, 0755) < 0 && errno != EEXIST) {
@@ -412,10 +463,10 @@ static int setup(struct loomd *d)
 	/* SA requests longer than a MAD (RMPP: MultiPathRecords) bypass txn's MAD-sized reads. */
 	mad_umad_set_long_hook(d->u, on_request, d);
 	r = sweeper_init(&d->sw, d->x, &d->agent, &so, &msgs);
-	sa_init(&d->sa, &d->sw, &d->agent, sa_send, d);
+	sa_init(&d->sa, sa_send, d, sa_sm_info, d);
 	if (r == 0) {
 		/* The SA changes groups; the sweep timer programs their MFTs. */
-		d->sa.src.mcast = d->sw.mcast;
+		sa_set_view(&d->sa, &(struct sa_view){ .mcast = d->sw.mcast });
 		d->sw.mcast->changed = on_mcast_changed;
 		d->sw.mcast->changed_arg = d;
 	}
@@ -425,14 +476,15 @@ static int setup(struct loomd *d)
 		log_err("%s: %s", d->guid2lid, strerror(-r));
 	else
 		log_info("on %s port %u, routing %s, LMC %u, state in %s%s", mad_umad_ca(d->u),
-			 mad_umad_port(d->u), so.engine->name, d->o.lmc, d->o.state_dir,
+			 mad_umad_port(d->u), route_chain_str(&so.engines, chain, sizeof(chain)),
+			 d->o.lmc, d->o.state_dir,
 			 d->sa_on ? ", SA on" : ", no SA");
 	return r;
 }
 
 int main(int argc, char **argv)
 {
-	struct loomd d = { .o = { .state_dir = DEFAULT_STATE_DIR, .engine = "minhop",
+	struct loomd d = { .o = { .state_dir = DEFAULT_STATE_DIR, .engine = "auto",
 				  .txn = TXN_OPTS_DEFAULT } };
 	enum log_level lvl = LOG_LVL_INFO;
 	int rc;
@@ -463,6 +515,7 @@ int main(int argc, char **argv)
 	sa_free(&d.sa);
 	sweeper_free(&d.sw);
 	config_free(d.cfg);
+	config_free(d.cfg_planned);
 	txn_free(d.x);
 	mad_umad_close(d.u);
 	return rc;

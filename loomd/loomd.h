@@ -3,8 +3,21 @@
 #define LOOM_SM_LOOMD_H
 
 /*
- * loomd's own pieces (not a library): its options, from the command line
- * and the configuration file (loomd_opts.c), for the daemon (loomd.c).
+ * DOC: loomd/ — the daemon, an edge: it owns one fabric, and it is where things
+ * are logged. Not a library.
+ *   loomd.h       this header: loomd's options, from the command line and the
+ *                 configuration file (loomd_opts.c), for the daemon (loomd.c)
+ *   loomd.c       setup, the sd-event loop (umad fd, sweep timer, signals),
+ *                 SIGHUP reload, systemd notify and watchdog, --once
+ *   loomd_opts.c  the command line, then the configuration file under it
+ *   sweep.c       heavy and light sweeps: discover, plan_build(), program (sweep.h)
+ *   agent.c       the SM's own agent: SMInfo and Traps answered, mid-sweep too
+ *                 (agent.h)
+ *
+ * Data flows one way: loomd.c's loop runs sweep.c, which calls fabric/
+ * discovery, plan_build() (plan/, which runs routing/) and fabric/ programming
+ * in that order; loomd.c hands the SA (sa/) a view of each heavy sweep; requests
+ * to the SM reach agent.c and the SA through the transaction layer's request hook.
  */
 #include <limits.h>
 #include <stdbool.h>
@@ -21,14 +34,17 @@ struct config;
 enum {
 	SET_STATE = 1 << 0, SET_ENGINE = 1 << 1, SET_LMC = 1 << 2, SET_SWEEP = 1 << 3,
 	SET_PRIO = 1 << 4, SET_WIN = 1 << 5, SET_TMO = 1 << 6, SET_RETRY = 1 << 7,
-	SET_ROOTS = 1 << 8, SET_VLS = 1 << 9, SET_LFTS = 1 << 10,
+	SET_ROOTS = 1 << 8, SET_VLS = 1 << 9, SET_LFTS = 1 << 10, SET_FALLBACK = 1 << 11,
 };
 
 struct loomd_opts {
 	const char *config; /* NULL: CONFIG_DEFAULT_PATH, which may be absent */
 	bool check_config;
 	unsigned set;       /* SET_*: what the command line gave */
-	const char *ca, *state_dir, *engine;
+	const char *ca, *state_dir;
+	const char *engine; /* engines to try in order, "ftree,vlayered" or "auto" */
+	bool no_fallback;   /* --fallback none: only those; else auto's engines after them */
+	char engine_buf[128]; /* engine from the configuration, which SIGHUP may free */
 	unsigned port;
 	unsigned lmc;
 	uint64_t roots[256]; /* --root, or the configuration's sm.routing.roots */

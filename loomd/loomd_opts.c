@@ -13,9 +13,9 @@
 #include "config/config.h"
 #include "lib/cleanup.h"
 #include "lib/log.h"
+#include "lib/strnum.h"
 #include "routing/route.h"
 #include "loomd/loomd.h"
-#include "tools/loom.h"
 
 static void usage(FILE *f)
 {
@@ -31,7 +31,11 @@ static void usage(FILE *f)
 		"  --state-dir DIR      where the guid-to-LID map lives (default %s)\n"
 		"  --ca NAME            the CA to run on (default: the first)\n"
 		"  --port N             its port (default: the first usable)\n"
-		"  --routing ENGINE     routing engine (default minhop; see 'loom route --help')\n"
+		"  --routing E[,E...]   routing engines tried in order until one routes the fabric;\n"
+		"                       'auto' (the default) is ftree, vlayered, updn (see\n"
+		"                       'loom route --help')\n"
+		"  --fallback auto|none after those engines, try auto's (default auto); none:\n"
+		"                       a fabric they refuse stays unrouted\n"
 		"  --lmc N              LMC 0-7: 2^N LIDs per CA port (default 0)\n"
 		"  --root GUID          updn's root switch by NodeGUID, repeatable (default: found)\n"
 		"  --vls N              vlayered: VLs it may use, 1-8 (default 8)\n"
@@ -48,12 +52,9 @@ static void usage(FILE *f)
 
 static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, unsigned *out)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || v < lo || v > hi) {
+	if (strnum_u64(s, 0, lo, hi, &v) < 0) {
 		fprintf(stderr, "loomd: %s: '%s' is not a number in %u..%u\n", opt, s, lo, hi);
 		return -EINVAL;
 	}
@@ -64,7 +65,7 @@ static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, 
 int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level *lvl)
 {
 	enum { O_ONCE = 256, O_CHECK, O_ROOT, O_STATE, O_CA, O_PORT, O_ROUTING, O_LMC, O_SWEEP, O_PRIO,
-	       O_WIN, O_TMO, O_RETRY, O_VLS, O_LFTS };
+	       O_WIN, O_TMO, O_RETRY, O_VLS, O_LFTS, O_FALLBACK };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, O_CHECK },
@@ -74,6 +75,7 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
 		{ "ca", required_argument, NULL, O_CA },
 		{ "port", required_argument, NULL, O_PORT },
 		{ "routing", required_argument, NULL, O_ROUTING },
+		{ "fallback", required_argument, NULL, O_FALLBACK },
 		{ "lmc", required_argument, NULL, O_LMC },
 		{ "vls", required_argument, NULL, O_VLS },
 		{ "lfts", required_argument, NULL, O_LFTS },
@@ -117,6 +119,15 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
 		case O_CA: o->ca = optarg; break;
 		case O_PORT: r = parse_uint("--port", optarg, 1, 254, &o->port); break;
 		case O_ROUTING: o->engine = optarg; o->set |= SET_ENGINE; break;
+		case O_FALLBACK:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "none")) {
+				fprintf(stderr, "loomd: --fallback '%s': want auto or none\n", optarg);
+				r = -EINVAL;
+				break;
+			}
+			o->no_fallback = !strcmp(optarg, "none");
+			o->set |= SET_FALLBACK;
+			break;
 		case O_LMC:
 			r = parse_uint("--lmc", optarg, 0, ROUTE_LMC_MAX, &o->lmc);
 			o->set |= SET_LMC;
@@ -179,7 +190,9 @@ int loomd_apply_config(struct loomd_opts *o, struct config **keep)
 	}
 	sm = &c->sm;
 	if (!(o->set & SET_ENGINE))
-		o->engine = config_engine_name(sm->routing.engine);
+		o->engine = config_engines_str(sm, o->engine_buf, sizeof(o->engine_buf));
+	if (!(o->set & SET_FALLBACK))
+		o->no_fallback = sm->routing.no_fallback;
 	if (!(o->set & SET_LMC))
 		o->lmc = sm->routing.lmc;
 	if (!(o->set & SET_ROOTS))

@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "lib/cleanup.h"
-#include "plan/pkey.h"
 #include "loomd/sweep.h"
 
 static uint64_t now_ms(void)
@@ -47,14 +46,9 @@ void sweeper_free(struct sweeper *s)
 	mcast_free(s->mcast);
 	subnet_free(s->sn);
 	disc_live_free(&s->live);
-	route_out_free(&s->routes);
+	plan_free(&s->plan);
+	diag_free(&s->events);
 	memset(s, 0, sizeof(*s));
-}
-
-/* The port the SM sends through: its LID is MasterSMLID everywhere. */
-static uint32_t sm_port(const struct subnet *sn, const struct disc_live *live)
-{
-	return subnet_port_idx(sn, 0, subnet_is_switch(sn, 0) ? 0 : live->local_port);
 }
 
 static void copy_msgs(struct diag *to, const struct diag *from, const char *what)
@@ -63,28 +57,6 @@ static void copy_msgs(struct diag *to, const struct diag *from, const char *what
 		diag_msg(to, "%s: %s", what, from->msg[i]);
 	if (from->dropped)
 		diag_msg(to, "%s: %u more problems not shown", what, from->dropped);
-}
-
-static int assign_lids(struct sweeper *s, struct subnet *sn, struct diag *msgs)
-{
-	struct lid_report rep = { .msgs.limit = 32 };
-	int r;
-
-	r = lid_assign(sn, s->lids, s->o.route.lmc, &rep);
-	copy_msgs(msgs, &rep.msgs, "LIDs");
-	if (r < 0 && r != -ENOSPC) {
-		lid_report_free(&rep);
-		return r;
-	}
-	if (s->o.guid2lid && (rep.map_updates || !s->heavy)) {
-		int w = lid_map_save(s->lids, s->o.guid2lid);
-
-		if (w < 0)
-			diag_msg(msgs, "%s: cannot save the guid-to-LID map: %s; LIDs may change "
-				 "if loomd restarts before the next save", s->o.guid2lid, strerror(-w));
-	}
-	lid_report_free(&rep);
-	return 0;
 }
 
 static void not_up(struct sweep_stats *st, const char *fmt, ...)
@@ -102,81 +74,63 @@ static void not_up(struct sweep_stats *st, const char *fmt, ...)
 	va_end(ap);
 }
 
-/*
- * The IPoIB broadcast groups of loom.yaml's partitions (without a file, the
- * default partition's, as OpenSM creates it) exist before MFTs are built.
- */
-static int sync_ipoib(struct sweeper *s, struct diag *msgs)
+/* The plan for sn (its LIDs assigned, the guid2lid file saved): 0 or -errno. */
+static int plan_sweep(struct sweeper *s, struct subnet *sn, const struct disc_live *live,
+		      struct plan *plan, struct sweep_stats *st, struct diag *msgs)
 {
-	_cleanup_(config_freep) struct config *def = NULL;
-	const struct config *c = s->o.config;
+	struct plan_report rep = { .lids.msgs.limit = 32, .pkeys.limit = 32 };
+	struct plan_opts po = { .engines = s->o.engines, .route = s->o.route,
+				.config = s->o.config, .vl_cap = qos_switch_vl_cap(sn, live),
+				.sm_port = plan_sm_port(sn, live->local_port) };
+	char names[128], refused[1024];
 	int r;
 
-	if (!c) {
-		r = config_defaults(&def);
-		if (r < 0)
-			return r;
-		c = def;
+	r = plan_build(sn, s->lids, &po, s->mcast, plan, &rep);
+	copy_msgs(msgs, &rep.lids.msgs, "LIDs");
+	if (r == 0 && s->o.guid2lid && (rep.lids.map_updates || !s->heavy)) {
+		int w = lid_map_save(s->lids, s->o.guid2lid);
+
+		if (w < 0)
+			diag_msg(msgs, "%s: cannot save the guid-to-LID map: %s; LIDs may change "
+				 "if loomd restarts before the next save", s->o.guid2lid, strerror(-w));
 	}
-	r = mcast_ipoib_sync(s->mcast, c);
-	if (r == -ENOSPC) {
+	route_chain_str(&po.engines, names, sizeof(names));
+	plan_refused_str(plan, refused, sizeof(refused));
+	if (r == 0 && plan->route_err < 0) {
+		diag_msg(msgs, "routing (%s): %s; forwarding tables left as they are", names,
+			 po.engines.n == 1 ? plan->why.msg : refused);
+		not_up(st, "routing failed");
+	} else if (r == 0 && plan->n_refused) {
+		diag_msg(msgs, "routing: refused by %s; routed with %s", refused, plan->engine->name);
+	}
+	if (r == 0 && plan->engine && plan->routes.stats.unreach) {
+		diag_msg(msgs, "routing (%s): %s", plan->engine->name, plan->why.msg);
+		not_up(st, "%u LIDs unreachable from some switch", plan->routes.stats.unreach_lids);
+	}
+	copy_msgs(msgs, &rep.pkeys, "partitions");
+	if (rep.no_mlid)
 		diag_msg(msgs, "multicast: no free MLID for an IPoIB broadcast group; "
 			 "the partitions left without one have no IPoIB");
-		r = 0;
-	}
+	plan_report_free(&rep);
 	return r;
 }
 
-/* On success *keep holds the routes (zeroed if routing failed), for the SA. */
-static int route_and_program(struct sweeper *s, struct subnet *sn, struct disc_live *live,
-			     struct route_out *keep, struct sweep_stats *st, struct diag *msgs)
+/* Send what differs from the plan. */
+static int program(struct sweeper *s, struct subnet *sn, struct disc_live *live,
+		   const struct plan *plan, struct sweep_stats *st, struct diag *msgs)
 {
-	_cleanup_(route_out_free) struct route_out ro = { 0 };
 	struct prog_report prep = { .msgs.limit = PROG_MAX_MSGS };
-	struct route_why why = { { 0 } };
-	struct pkey_plan plan = { 0 };
-	_cleanup_(config_freep) struct config *def = NULL;
-	struct prog_opts po = { .sm_lid = sn->port[sm_port(sn, live)].lid,
+	struct prog_opts po = { .sm_lid = plan->sm_lid,
 				.subnet_prefix = s->o.subnet_prefix ? s->o.subnet_prefix :
-						 sn->subnet_prefix };
+						 sn->subnet_prefix,
+				.pkeys = plan->have_pkeys ? &plan->pkeys : NULL,
+				.qos = plan->qos, .qos_knobs = plan->qos && plan->qos == plan->config,
+				.mcast = s->mcast };
 	int r;
 
 	if (!po.subnet_prefix)
 		po.subnet_prefix = 0xfe80000000000000ULL; /* IBA 4.1.1: the default GID prefix */
-	r = s->o.engine->route(sn, &s->o.route, &ro, &why);
-	if (r < 0) {
-		diag_msg(msgs, "routing (%s): %s; forwarding tables left as they are",
-			 s->o.engine->name, why.msg);
-		not_up(st, "routing failed");
-		return 0;
-	}
-	if (ro.stats.unreach) {
-		diag_msg(msgs, "routing (%s): %s", s->o.engine->name, why.msg);
-		not_up(st, "%u LIDs unreachable from some switch", ro.stats.unreach_lids);
-	}
-	if (s->o.config) {
-		struct diag pm = { .limit = 32 };
-
-		r = pkey_plan_build(sn, s->o.config, sm_port(sn, live), &plan, &pm);
-		copy_msgs(msgs, &pm, "partitions");
-		diag_free(&pm);
-		if (r < 0)
-			return r;
-		po.pkeys = &plan;
-		po.qos = s->o.config;
-	} else if (ro.sl && config_defaults(&def) == 0) {
-		/* No loom.yaml, but the engine's SL-to-VL map must be programmed:
-		 * the default QoS classes carry it (prog_qos.c). */
-		po.qos = def;
-	}
-	r = sync_ipoib(s, msgs);
-	if (r < 0) {
-		pkey_plan_free(&plan);
-		return r;
-	}
-	po.mcast = s->mcast;
-	r = prog_run(s->x, sn, live, &ro, &po, s->cache, &prep);
-	pkey_plan_free(&plan);
+	r = prog_run(s->x, sn, live, &plan->routes, &po, s->cache, &prep);
 	copy_msgs(msgs, &prep.msgs, "programming");
 	st->changes = prep.port_sets + prep.si_sets + prep.lft_blocks + prep.activated +
 		      prep.pkey_blocks + prep.qos_blocks + prep.mft_blocks;
@@ -189,16 +143,37 @@ static int route_and_program(struct sweeper *s, struct subnet *sn, struct disc_l
 	if (prep.not_active)
 		not_up(st, "%u linked ports not Active", prep.not_active);
 	prog_report_free(&prep);
-	*keep = ro;
-	memset(&ro, 0, sizeof(ro)); /* handed over: the cleanup frees nothing */
 	return r;
+}
+
+struct event_ctx {
+	struct sweeper *s;
+	const struct subnet *cur;
+};
+
+static void on_event(void *arg, const struct diff_event *ev)
+{
+	struct event_ctx *c = arg;
+	char buf[320];
+
+	diag_msg(&c->s->events, "%s", diff_event_str(c->s->sn, c->cur, ev, buf, sizeof(buf)));
+}
+
+/* Name what changed since the last heavy sweep (nothing on the first: all of it is new). */
+static unsigned name_events(struct sweeper *s, const struct subnet *cur)
+{
+	struct event_ctx c = { s, cur };
+
+	diag_free(&s->events);
+	s->events = (struct diag){ .limit = SWEEP_MAX_EVENTS };
+	return s->sn ? diff_models(s->sn, cur, on_event, &c) : 0;
 }
 
 int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 {
 	struct disc_report drep = { .msgs.limit = DISC_MAX_MSGS };
 	struct disc_live live = { 0 };
-	struct route_out ro = { 0 };
+	struct plan plan = { 0 };
 	struct subnet *sn = NULL;
 	uint64_t t0 = now_ms(), sent0 = txn_stats(s->x)->sent;
 	int r;
@@ -214,26 +189,28 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 		return r;
 	st->nodes = sn->n_nodes;
 	st->ports = sn->n_ports;
-	r = assign_lids(s, sn, msgs);
+	r = plan_sweep(s, sn, &live, &plan, st, msgs);
 	if (r == 0) {
-		uint32_t me = sm_port(sn, &live);
+		uint32_t me = plan.sm_port;
 
 		s->agent->guid = sn->port[me].guid ? sn->port[me].guid : sn->node[0].port0_guid;
-		r = route_and_program(s, sn, &live, &ro, st, msgs);
+		if (plan.route_err == 0)
+			r = program(s, sn, &live, &plan, st, msgs);
 	}
 	if (r < 0) {
-		route_out_free(&ro);
+		plan_free(&plan);
 		subnet_free(sn);
 		disc_live_free(&live);
 		return r;
 	}
+	st->events = name_events(s, sn);
 	subnet_free(s->sn);
 	disc_live_free(&s->live);
 	s->sn = sn;
 	s->live = live;
-	/* The routes go with the model they were computed on (node indices). */
-	route_out_free(&s->routes);
-	s->routes = ro;
+	/* The plan goes with the model it was computed on (node and port indices). */
+	plan_free(&s->plan);
+	s->plan = plan;
 	s->heavy++;
 	st->up = s->up = !st->why_not[0];
 	st->smps = txn_stats(s->x)->sent - sent0;
@@ -306,7 +283,7 @@ int sweep_mcast(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 	memset(st, 0, sizeof(*st));
 	if (!s->sn || !s->up)
 		return 0;
-	r = prog_mft_run(s->x, s->sn, &s->live, &s->routes, s->mcast, &prep);
+	r = prog_mft_run(s->x, s->sn, &s->live, &s->plan.routes, s->mcast, &prep);
 	copy_msgs(msgs, &prep.msgs, "multicast");
 	st->nodes = s->sn->n_nodes;
 	st->ports = s->sn->n_ports;

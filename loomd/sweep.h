@@ -13,11 +13,15 @@
 #include "fabric/disc.h"
 #include "plan/lid.h"
 #include "plan/mcast.h"
+#include "plan/plan.h"
 #include "fabric/prog.h"
+#include "model/diff.h"
 #include "model/subnet.h"
 
+#define SWEEP_MAX_EVENTS 64 /* lines kept; past them, a count */
+
 struct sweep_opts {
-	const struct route_engine *engine;
+	struct route_chain engines; /* tried in order until one routes the fabric */
 	struct route_opts route;
 	const char *guid2lid;   /* the persistent guid-to-LID map; NULL: none */
 	uint64_t subnet_prefix; /* 0: keep what the SM's port has, else fe80::/64 */
@@ -38,11 +42,14 @@ struct sweeper {
 	struct subnet *sn;
 	struct disc_live live;
 	/*
-	 * The routes the LFTs were programmed from, for sn (the SA's PathRecord
-	 * SL: routes.sl); zeroed when the last heavy sweep could not route.
+	 * What the fabric should hold, for sn: the routes the LFTs were
+	 * programmed from (empty when the last heavy sweep could not route),
+	 * the P_Keys and QoS classes. The SA answers from it.
 	 */
-	struct route_out routes;
+	struct plan plan;
 	struct mcast *mcast;   /* multicast groups (the SA changes them) and the MFTs programmed */
+	/* What the last heavy sweep found changed since the one before: one line an event. */
+	struct diag events;
 	unsigned heavy, light; /* sweeps done */
 	bool up;               /* the last heavy sweep reached SUBNET UP */
 };
@@ -52,6 +59,7 @@ struct sweep_stats {
 	bool heavy;
 	uint32_t nodes, ports;
 	unsigned changes; /* heavy: Sets sent; light: switches reporting a change */
+	unsigned events;  /* heavy: nodes gone or new, links down or up since the last one */
 	unsigned lft_blocks; /* of the changes: LFT blocks sent */
 	unsigned pkey_blocks; /* of the changes: P_Key blocks sent */
 	unsigned qos_blocks;  /* of the changes: SL2VL and VLArb blocks sent */

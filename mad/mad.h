@@ -4,14 +4,20 @@
 
 /*
  * DOC: mad/ — management datagrams: bytes on the wire in, host-order structs out.
- *   mad.h    this header: the transport ops every sender goes through
- *   umad.c   transport over libibumad: open a CA port, register the SMI classes
- *            (and, for the SM, the SA class on the GSI with kernel RMPP)
- *   smp.c    SMP codec: encode directed-route Get/Set, decode and check responses
- *            into host-order NodeInfo, NodeDescription, PortInfo, SwitchInfo
- *   pma.c    PerfMgt codec: PortCounters Get, its answer decoded (loom health)
- *   txn.c    transactions: window of outstanding MADs, TIDs, timeouts, retries,
- *            one drop path for replies nobody waits for
+ *   mad.h         this header: the transport ops every sender goes through
+ *   umad.c        transport over libibumad (umad.h): open a CA port, register the
+ *                 SMI classes (and, for the SM, the SA class on the GSI with kernel RMPP)
+ *   smp.c         SMP codec (smp.h): encode directed-route Get/Set, decode and check
+ *                 responses into host-order NodeInfo, NodeDescription, PortInfo,
+ *                 SwitchInfo
+ *   smp_set.c     Set payloads: what the node answered, changed only where the SM decides
+ *   smp_agent.c   the SM's own side: SMInfo, Traps (Notices) and the answers to them
+ *   smp_tables.c  P_KeyTable, SLtoVLMappingTable, VLArbitrationTable and MFT blocks:
+ *                 codecs and the attribute modifiers that address them
+ *   pma.c         PerfMgt codec (pma.h): PortCounters Get, its answer decoded (loom health)
+ *   txn.c         transactions (txn.h): window of outstanding MADs, TIDs, timeouts,
+ *                 retries, one drop path for replies nobody waits for
+ *   rate.c        IBA rate codes in speed order (rate.h), for the SA's records
  *
  * Data flows up: umad.c moves raw 256-byte MADs, txn.c matches them to
  * requests, smp.c turns them into structs for the layers above. Network byte order exists

@@ -5,12 +5,17 @@
 /*
  * DOC: model/ — the subnet model: the data every layer above reads. Includes
  * lib/ and mad/ only; never sends a MAD, never prints.
- *   subnet.c      the model: nodes, ports and links in plain arrays (this header)
- *   topo.c        topology reader: ibnetdiscover and ibsim text -> model
- *                 (topo_line.c a line, topo_kw.c its keywords, topo_link.c links)
- *   topo_stats.c  counts and checks over a model (loom topo)
+ *   subnet.c      the model: nodes, ports and links in plain arrays (subnet.h,
+ *                 this header)
+ *   topo.c        topology reader: ibnetdiscover and ibsim text -> model (topo.h);
+ *                 topo_line.c a line, topo_kw.c its keywords, topo_link.c links,
+ *                 topo_priv.h what they share
+ *   topo_stats.c  counts and checks over a model, for loom topo (topo_stats.h)
+ *   diff.c        what changed between two models: nodes gone or new, links
+ *                 down or up (loomd names each event)
  *   disc_live.c   what discovery read from the live fabric that the model does
  *                 not hold (paths, PortInfo as read), indexed like the model
+ *                 (disc_live.h)
  *
  * Data flows one way: a reader (topo.c, or fabric/disc.c on a live fabric)
  * builds a model; routing, plan/ and programming read it. Both the daemon and

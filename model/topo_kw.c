@@ -9,39 +9,30 @@
 #include <string.h>
 
 #include "lib/cleanup.h"
+#include "lib/strnum.h"
 #include "model/topo_priv.h"
-
-static int digit_val(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return 99;
-}
 
 int topo_num(struct cur *c, int base, uint64_t *v)
 {
 	const char *p = c->p;
 	uint64_t n = 0;
 	bool over = false;
-	int dv;
+	unsigned b, dv;
 
 	if ((base == 0 || base == 16) && c->end - p >= 3 && p[0] == '0' &&
-	    (p[1] == 'x' || p[1] == 'X') && digit_val(p[2]) < 16) {
+	    (p[1] == 'x' || p[1] == 'X') && strnum_digit(p[2]) < 16) {
 		p += 2;
 		base = 16;
 	} else if (base == 0) {
 		base = p < c->end && *p == '0' ? 8 : 10;
 	}
-	if (p >= c->end || digit_val(*p) >= base)
+	b = (unsigned)base;
+	if (p >= c->end || strnum_digit(*p) >= b)
 		return -ENOENT;
-	for (; p < c->end && (dv = digit_val(*p)) < base; p++) {
-		if (n > (UINT64_MAX - (uint64_t)dv) / (uint64_t)base)
+	for (; p < c->end && (dv = strnum_digit(*p)) < b; p++) {
+		if (n > (UINT64_MAX - dv) / b)
 			over = true;
-		n = n * (uint64_t)base + (uint64_t)dv;
+		n = n * b + dv;
 	}
 	c->p = p;
 	if (over)

@@ -15,6 +15,7 @@
 
 #include "lib/array.h"
 #include "lib/cleanup.h"
+#include "lib/strnum.h"
 #include "plan/lid_priv.h"
 
 #define NLIDS (SUBNET_LID_UCAST_END + 1)
@@ -147,17 +148,6 @@ static bool next_tok(const char **p, const char *end, struct tok *t)
 	return true;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* "0x" and hex digits that fit 64 bits (leading zeros allowed). */
 static bool tok_hex(const struct tok *t, uint64_t *v)
 {
@@ -166,9 +156,9 @@ static bool tok_hex(const struct tok *t, uint64_t *v)
 	if (t->n < 3 || t->p[0] != '0' || (t->p[1] != 'x' && t->p[1] != 'X'))
 		return false;
 	for (size_t i = 2; i < t->n; i++) {
-		int d = hex_digit(t->p[i]);
+		unsigned d = strnum_digit(t->p[i]);
 
-		if (d < 0 || x >> 60)
+		if (d >= 16 || x >> 60)
 			return false;
 		x = x << 4 | (uint64_t)d;
 	}

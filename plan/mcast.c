@@ -2,10 +2,11 @@
 /*
  * Multicast groups (IBA 15.2.5.17): by MGID, with the lowest free MLID
  * from 0xC000, and their members by PortGUID with the join states each
- * holds. A group lives while it has a full member (IBA 15.2.5.17.1: the
- * last full member's leave deletes it, and with it any send-only or
- * non-members, as OpenSM does), except the IPoIB broadcast groups the SM
- * itself creates, which live as long as their partition.
+ * holds. A group lives while it has a full member, send-only full
+ * members included (IBA 15.2.5.17.1: the last full member's leave
+ * deletes it, and with it any send-only or non-members, as OpenSM does),
+ * except the IPoIB broadcast groups the SM itself creates, which live as
+ * long as their partition.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -147,10 +148,14 @@ int mcast_join(struct mcast_group *g, uint64_t guid, uint8_t state)
 	return 0;
 }
 
+/*
+ * IBA 15.2.5.17.1: a send-only full member is a full member that does not
+ * receive; it created the group or could have, and it keeps it.
+ */
 static bool has_full(const struct mcast_group *g)
 {
 	for (uint32_t i = 0; i < g->n_m; i++)
-		if (g->m[i].state & MCAST_FULL)
+		if (g->m[i].state & (MCAST_FULL | MCAST_SENDONLY_FULL))
 			return true;
 	return false;
 }

@@ -110,8 +110,8 @@ void mcast_new_mgid(struct mcast *mc, uint8_t scope, uint16_t pkey, uint8_t mgid
 int mcast_join(struct mcast_group *g, uint64_t guid, uint8_t state);
 /*
  * Remove join states from guid's membership. -ENOENT: not a member with
- * those states. *gone: the group was deleted (no full member left, and
- * not permanent); g is then invalid.
+ * those states. *gone: the group was deleted (no full or send-only full
+ * member left, and not permanent); g is then invalid.
  */
 int mcast_leave(struct mcast *mc, struct mcast_group *g, uint64_t guid, uint8_t state, bool *gone);
 struct mcast_member *mcast_member(const struct mcast_group *g, uint64_t guid);

@@ -32,6 +32,55 @@ unsigned qos_vls_of(uint8_t code)
 	return code < 6 ? n[code] : 1;
 }
 
+/* OperationalVLs code (IBA 14.2.5.6) of the fewest VLs holding n: 1, 2, 4, 8, 15. */
+static uint8_t vls_code(unsigned n)
+{
+	return n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 3 : n <= 8 ? 4 : 5;
+}
+
+static uint8_t min_u8(uint8_t a, uint8_t b)
+{
+	return a < b ? a : b;
+}
+
+uint8_t qos_port_op_vls(const struct qos_view *v, uint32_t pi, uint8_t cap)
+{
+	uint8_t vls = cap;
+
+	/* loom.yaml's operational VLs for the class, within what both ends can. */
+	if (v->qos)
+		vls = min_u8(vls, config_op_vls_code(
+			v->qos->qos[qos_port_class(v->sn, pi)].operational_vls));
+	/* An engine that spreads routes over VLs needs them all (fabric/prog_qos.c). */
+	if (v->ro && v->ro->sl && vls < vls_code(v->ro->n_vls))
+		vls = min_u8(cap, vls_code(v->ro->n_vls));
+	return vls;
+}
+
+uint8_t qos_switch_vl_cap(const struct subnet *sn, const struct disc_live *live)
+{
+	unsigned cap = 0;
+
+	for (uint32_t pi = 0; pi < sn->n_ports; pi++) {
+		const struct subnet_port *p = &sn->port[pi];
+		unsigned n;
+
+		if (!p->num || p->peer == SUBNET_NONE || !subnet_is_switch(sn, p->node) ||
+		    !live->port[pi].have_pi)
+			continue;
+		n = qos_vls_of(live->port[pi].pi.vl_cap);
+		if (!cap || n < cap)
+			cap = n;
+	}
+	return (uint8_t)cap;
+}
+
+/* The OperationalVLs code port pi runs: as read (and set) on a live fabric, else planned. */
+static uint8_t port_op_vls(const struct qos_view *v, uint32_t pi)
+{
+	return v->live ? v->live->port[pi].pi.op_vls : qos_port_op_vls(v, pi, QOS_DRY_VL_CAP);
+}
+
 /*
  * The table port pi (an output port) should hold; *folded if VLs had to be
  * folded (or, for the engine's map, are missing). Public (plan/qos.h) so that
@@ -41,7 +90,7 @@ void qos_want_sl2vl(const struct qos_view *v, uint32_t pi, uint8_t vl[SMP_NUM_SL
 		    bool *folded)
 {
 	const struct config_qos_class *c = &v->qos->qos[qos_port_class(v->sn, pi)];
-	unsigned n = qos_vls_of(v->live->port[pi].pi.op_vls);
+	unsigned n = qos_vls_of(port_op_vls(v, pi));
 
 	*folded = false;
 	if (v->ro && v->ro->sl) {
@@ -69,8 +118,12 @@ unsigned qos_want_vlarb(const struct qos_view *v, uint32_t pi, enum smp_vlarb_bl
 	const struct config_vlarb *list = high ? c->high : c->low;
 	unsigned n = high ? c->n_high : c->n_low, cap;
 
-	memcpy(&w, v->live->port[pi].raw, sizeof(w));
-	cap = high ? w.vl_arb_high_cap : w.vl_arb_low_cap;
+	if (v->live) {
+		memcpy(&w, v->live->port[pi].raw, sizeof(w));
+		cap = high ? w.vl_arb_high_cap : w.vl_arb_low_cap;
+	} else {
+		cap = QOS_DRY_VLARB_CAP;
+	}
 	if (cap > SMP_VLARB_BLOCK)
 		cap = SMP_VLARB_BLOCK;
 	memset(e, 0, SMP_VLARB_BLOCK * sizeof(*e));

@@ -20,14 +20,31 @@ struct config;
  */
 struct qos_view {
 	const struct subnet *sn;
-	const struct disc_live *live;
+	const struct disc_live *live; /* NULL: a dry run, every port as QOS_DRY_* says */
+
 	const struct route_out *ro;
 	const struct config *qos;
 };
+/*
+ * A topology file says nothing of a port's VL capabilities: the dry run takes
+ * every port to have VLCap VL0-7 and 8 VLArb entries of each priority, as
+ * ibsim's ports and current adapters and switches do.
+ */
+#define QOS_DRY_VL_CAP 4     /* PortInfo:VLCap code 4: VL0-7 */
+#define QOS_DRY_VLARB_CAP 8
+
 /* config.h's enum config_port_class of port pi: which qos class it takes. */
 int qos_port_class(const struct subnet *sn, uint32_t pi);
 /* IBA 14.2.5.6 OperationalVLs code -> data VLs: 1 -> 1, 2 -> 2, 3 -> 4, 4 -> 8, 5 -> 15. */
 unsigned qos_vls_of(uint8_t code);
+/* Data VLs every linked switch port supports (PortInfo:VLCap), 0 if none was read. */
+uint8_t qos_switch_vl_cap(const struct subnet *sn, const struct disc_live *live);
+/*
+ * The OperationalVLs code port pi should run when cap is the lower VLCap code
+ * of its two ends: the class's operational VLs within cap, raised to what the
+ * engine's SL-to-VL map spreads routes over.
+ */
+uint8_t qos_port_op_vls(const struct qos_view *v, uint32_t pi, uint8_t cap);
 /* The SL-to-VL table of output port pi; *folded: VLs folded or missing. */
 void qos_want_sl2vl(const struct qos_view *v, uint32_t pi, uint8_t vl[SMP_NUM_SL],
 		    bool *folded);

@@ -5,15 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "lib/cleanup.h"
 #include "route.h"
 
-static const struct route_engine *const engines[] = {
-	&route_minhop,
-	&route_updn,
-	&route_ftree,
-	&route_vlayered,
-	&route_file,
+/*
+ * Indexed by loom.yaml's enum config_engine, whose names (config/names.c)
+ * are the one list of engine names: config/ is below routing/ and must name
+ * the engines itself to check the keys only one engine takes (vls for
+ * vlayered, roots for updn and ftree, file for file), so the list lives
+ * there and this registry follows it. An engine config does not know does
+ * not fit here, one it knows and this lacks is a NULL, and each engine's
+ * .name is checked against config_engine_names (tests/unit/routing_test.c).
+ */
+static const struct route_engine *const engines[_CONFIG_ENGINE_MAX] = {
+	[CONFIG_ENGINE_MINHOP] = &route_minhop,
+	[CONFIG_ENGINE_UPDN] = &route_updn,
+	[CONFIG_ENGINE_FTREE] = &route_ftree,
+	[CONFIG_ENGINE_VLAYERED] = &route_vlayered,
+	[CONFIG_ENGINE_FILE] = &route_file,
 };
 
 const struct route_engine *route_engine_find(const char *name)
@@ -147,7 +157,7 @@ static int lid_owners(const struct subnet *sn, const struct route_dest *d, uint3
 	return 0;
 }
 
-static int number_switches(const struct subnet *sn, struct route_out *out)
+int route_out_number(const struct subnet *sn, struct route_out *out)
 {
 	out->sw_index = malloc(((size_t)sn->n_nodes + 1) * sizeof(*out->sw_index));
 	out->sw_node = malloc(((size_t)sn->n_nodes + 1) * sizeof(*out->sw_node));
@@ -160,6 +170,16 @@ static int number_switches(const struct subnet *sn, struct route_out *out)
 			out->sw_index[i] = out->n_sw++;
 		}
 	}
+	return 0;
+}
+
+int route_out_rows(struct route_out *out, uint32_t max)
+{
+	out->max_lid = (uint16_t)max;
+	out->lft = malloc((size_t)out->n_sw * (max + 1) + 1);
+	if (!out->lft)
+		return -ENOMEM;
+	memset(out->lft, ROUTE_DROP, (size_t)out->n_sw * (max + 1));
 	return 0;
 }
 
@@ -217,14 +237,12 @@ int route_out_init(const struct subnet *sn, const struct route_opts *o, struct r
 	r = lid_owners(sn, d, n, owner, why);
 	if (r < 0)
 		return r;
-	r = number_switches(sn, &res);
+	r = route_out_number(sn, &res);
 	if (r < 0)
 		return r;
-	res.max_lid = (uint16_t)max;
-	res.lft = malloc((size_t)res.n_sw * (max + 1) + 1);
-	if (!res.lft)
-		return -ENOMEM;
-	memset(res.lft, ROUTE_DROP, (size_t)res.n_sw * (max + 1));
+	r = route_out_rows(&res, max);
+	if (r < 0)
+		return r;
 	/* Rebuild the list in LID order: the order engines assign routes in. */
 	for (uint32_t l = 1; l <= max; l++) {
 		if (owner[l] == SUBNET_NONE || sn->port[owner[l]].lid != l)
@@ -256,6 +274,22 @@ int route_out_finish(struct route_out *res, int r, struct route_out *out, struct
 	*out = *res;
 	memset(res, 0, sizeof(*res));
 	return 0;
+}
+
+uint32_t route_sw_peer(const struct subnet *sn, const struct route_out *out, uint32_t node,
+		       unsigned num, uint32_t *peer_port)
+{
+	uint32_t peer = sn->port[subnet_port_idx(sn, node, num)].peer;
+	uint32_t pnode;
+
+	if (peer == SUBNET_NONE)
+		return SUBNET_NONE;
+	pnode = sn->port[peer].node;
+	if (pnode == node || !subnet_is_switch(sn, pnode))
+		return SUBNET_NONE;
+	if (peer_port)
+		*peer_port = peer;
+	return out->sw_index[pnode];
 }
 
 void route_count_unattached(struct route_out *out, const struct route_dest *d, uint32_t n)

@@ -70,24 +70,6 @@ void ft_free(struct ft *f)
 	free(f->sib_mark);
 }
 
-/* The switch at the far end of port num of switch s, or FT_NONE. */
-static uint32_t sw_peer(const struct ft *f, uint32_t s, unsigned num, uint32_t *peer_port)
-{
-	const struct subnet *sn = f->sn;
-	uint32_t node = f->out->sw_node[s];
-	uint32_t peer = sn->port[subnet_port_idx(sn, node, num)].peer;
-	uint32_t pnode;
-
-	if (peer == SUBNET_NONE)
-		return FT_NONE;
-	pnode = sn->port[peer].node;
-	if (pnode == node || !subnet_is_switch(sn, pnode))
-		return FT_NONE; /* a cable from a switch to itself carries no route */
-	if (peer_port)
-		*peer_port = peer;
-	return f->out->sw_index[pnode];
-}
-
 /* Sources on each switch, and the leaves (switches with a CA or router linked). */
 static uint32_t count_hosts(struct ft *f, uint32_t *queue)
 {
@@ -126,9 +108,9 @@ static void rank_bfs(struct ft *f, uint32_t *queue, uint32_t tail)
 		uint32_t s = queue[head++], node = f->out->sw_node[s];
 
 		for (unsigned p = 1; p <= f->sn->node[node].nports; p++) {
-			uint32_t t = sw_peer(f, s, p, NULL);
+			uint32_t t = route_sw_peer(f->sn, f->out, node, p, NULL);
 
-			if (t == FT_NONE || f->rank[t] != FT_NONE)
+			if (t == SUBNET_NONE || f->rank[t] != FT_NONE)
 				continue;
 			f->rank[t] = f->rank[s] + 1;
 			if (f->rank[t] + 1 > f->levels)
@@ -164,9 +146,9 @@ static int check_levels(const struct ft *f, struct route_why *why)
 		uint32_t s = f->ord[i], node = f->out->sw_node[s];
 
 		for (unsigned p = 1; p <= f->sn->node[node].nports; p++) {
-			uint32_t pp = 0, t = sw_peer(f, s, p, &pp);
+			uint32_t pp = 0, t = route_sw_peer(f->sn, f->out, node, p, &pp);
 
-			if (t == FT_NONE || f->rank[t] != f->rank[s])
+			if (t == SUBNET_NONE || f->rank[t] != f->rank[s])
 				continue;
 			route_why_set(why,
 				      "not a fat tree: \"%s\" port %u and \"%s\" port %u link two "
@@ -210,9 +192,12 @@ static int build_edges(struct ft *f)
 	f->up = calloc((size_t)f->n_sw + 1, sizeof(*f->up));
 	if (!eport || !f->off || !f->up)
 		return -ENOMEM;
-	for (uint32_t s = 0; s < f->n_sw; s++)
-		for (unsigned p = 1; p <= sn->node[f->out->sw_node[s]].nports; p++)
-			e += sw_peer(f, s, p, NULL) != FT_NONE;
+	for (uint32_t s = 0; s < f->n_sw; s++) {
+		uint32_t node = f->out->sw_node[s];
+
+		for (unsigned p = 1; p <= sn->node[node].nports; p++)
+			e += route_sw_peer(sn, f->out, node, p, NULL) != SUBNET_NONE;
+	}
 	n = f->n_edges = e;
 	f->to = malloc(((size_t)n + 1) * sizeof(*f->to));
 	f->rev = malloc(((size_t)n + 1) * sizeof(*f->rev));
@@ -229,9 +214,9 @@ static int build_edges(struct ft *f)
 
 		f->off[s] = e;
 		for (unsigned p = 1; p <= sn->node[node].nports; p++) {
-			uint32_t pp = 0, t = sw_peer(f, s, p, &pp);
+			uint32_t pp = 0, t = route_sw_peer(sn, f->out, node, p, &pp);
 
-			if (t == FT_NONE)
+			if (t == SUBNET_NONE)
 				continue;
 			eport[subnet_port_idx(sn, node, p)] = e;
 			peerp[e] = pp;

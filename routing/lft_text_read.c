@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lib/cleanup.h"
+#include "lib/strnum.h"
 #include "lft_text.h"
 
 /* A bit for every unicast LID: 6 KB. */
@@ -67,28 +68,16 @@ static bool cur_boundary(const struct lcur *c)
 	return c->p == c->end || *c->p == ' ' || *c->p == '\t';
 }
 
-static int hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /* 1..maxdig digits in base 16 or 10. */
 static bool cur_num(struct lcur *c, unsigned base, unsigned maxdig, uint64_t *v)
 {
-	unsigned n = 0;
-	int x;
+	unsigned n = 0, x;
 
 	*v = 0;
-	while (c->p < c->end && (x = hexval(*c->p)) >= 0 && x < (int)base) {
+	while (c->p < c->end && (x = strnum_digit(*c->p)) < base) {
 		if (++n > maxdig)
 			return false;
-		*v = *v * base + (unsigned)x;
+		*v = *v * base + x;
 		c->p++;
 	}
 	return n > 0;
@@ -342,34 +331,6 @@ static int rd_pass(struct reader *rd, const char *buf, size_t len, FILE *f)
 	return 0;
 }
 
-/* Number the switches as route_out_init does: in node order. */
-static int out_number(const struct subnet *sn, struct route_out *out)
-{
-	out->sw_index = malloc(((size_t)sn->n_nodes + 1) * sizeof(*out->sw_index));
-	out->sw_node = malloc(((size_t)sn->n_nodes + 1) * sizeof(*out->sw_node));
-	if (!out->sw_index || !out->sw_node)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < sn->n_nodes; i++) {
-		out->sw_index[i] = SUBNET_NONE;
-		if (subnet_is_switch(sn, i)) {
-			out->sw_node[out->n_sw] = i;
-			out->sw_index[i] = out->n_sw++;
-		}
-	}
-	return 0;
-}
-
-/* Rows for LIDs 0..max, all ROUTE_DROP. */
-static int out_rows(struct route_out *out, uint32_t max)
-{
-	out->max_lid = (uint16_t)max;
-	out->lft = malloc((size_t)out->n_sw * (max + 1) + 1);
-	if (!out->lft)
-		return -ENOMEM;
-	memset(out->lft, ROUTE_DROP, (size_t)out->n_sw * (max + 1));
-	return 0;
-}
-
 static uint32_t model_max_lid(const struct subnet *sn)
 {
 	uint32_t max = 0;
@@ -401,7 +362,7 @@ static int lft_text_read(const char *buf, size_t len, FILE *f, const char *name,
 	int r;
 
 	/* Switch numbering first; the rows once the first pass has sized them. */
-	r = out_number(sn, &res);
+	r = route_out_number(sn, &res);
 	if (r < 0)
 		return r;
 	seen = calloc((size_t)res.n_sw + 1, sizeof(*seen));
@@ -420,7 +381,7 @@ static int lft_text_read(const char *buf, size_t len, FILE *f, const char *name,
 	}
 	max = model_max_lid(sn);
 	max = rd.max_lid > max ? rd.max_lid : max;
-	r = out_rows(&res, max);
+	r = route_out_rows(&res, max);
 	if (r < 0)
 		return r;
 	memset(seen, 0, ((size_t)res.n_sw + 1) * sizeof(*seen));

@@ -77,21 +77,6 @@ static void mh_free(struct mh *m)
 	}
 }
 
-/* The switch at the far end of port num of switch node, or SUBNET_NONE. */
-static uint32_t sw_peer(const struct mh *m, uint32_t node, unsigned num)
-{
-	const struct subnet *sn = m->sn;
-	uint32_t peer = sn->port[subnet_port_idx(sn, node, num)].peer;
-	uint32_t pnode;
-
-	if (peer == SUBNET_NONE)
-		return SUBNET_NONE;
-	pnode = sn->port[peer].node;
-	if (pnode == node) /* a cable from a switch to itself carries no route */
-		return SUBNET_NONE;
-	return m->out->sw_index[pnode];
-}
-
 static int build_adj(struct mh *m)
 {
 	const struct subnet *sn = m->sn;
@@ -105,7 +90,7 @@ static int build_adj(struct mh *m)
 
 		m->adj_off[s] = e;
 		for (unsigned p = 1; p <= sn->node[node].nports; p++)
-			e += sw_peer(m, node, p) != SUBNET_NONE;
+			e += route_sw_peer(sn, m->out, node, p, NULL) != SUBNET_NONE;
 	}
 	m->adj_off[m->n_sw] = e;
 	m->adj_nbr = malloc(((size_t)e + 1) * sizeof(*m->adj_nbr));
@@ -129,7 +114,7 @@ static int build_adj(struct mh *m)
 		uint32_t node = m->out->sw_node[s];
 
 		for (unsigned p = 1; p <= sn->node[node].nports; p++) {
-			uint32_t nbr = sw_peer(m, node, p);
+			uint32_t nbr = route_sw_peer(sn, m->out, node, p, NULL);
 
 			if (nbr == SUBNET_NONE)
 				continue;

@@ -8,21 +8,26 @@
  *   engine.c   registry of engines; helpers every engine shares (output
  *              tables and their hand-over, the destination list with its LID
  *              checks, unreachable counts, messages)
+ *   chain.c    which engines to try, in order ("ftree,vlayered", "auto")
  *   minhop.c   min-hop: shortest paths, routes balanced over equal-cost ports
  *   updn.c     up/down: legal routes go up towards roots, then only down;
- *              deadlock-free on one VL for any topology
+ *              deadlock-free on one VL for any topology; updn_roots.c: roots,
+ *              ranks and the up order; updn_priv.h what the two share
  *   ftree.c    fat-tree (Clos) routing, D-mod-K balance, tolerant of missing
  *              links and switches; ftree_rank.c: levels from the CAs up, the
  *              switch graph; ftree_choose.c: one LID's choices; ftree_detour.c:
- *              credit-loop-checked detours where up-down cannot reach
+ *              credit-loop-checked detours where up-down cannot reach;
+ *              ftree_priv.h what the four share
  *   vlayered.c deadlock-free for any topology: balanced shortest paths spread
  *              over virtual layers (SLs), each layer's CDG kept acyclic, an
  *              up/down escape; vlayered_order.c the escape, vlayered_cdg.c
- *              per-layer CDGs, vlayered_tree.c one LID's tree and its layer
+ *              per-layer CDGs, vlayered_tree.c one LID's tree and its layer,
+ *              vlayered_priv.h what they share
  *   file.c     tables loaded from dump_lfts text, as the operator fixed them
- *   check.c    the route-quality checker (check_cdg.c credit loops, check_msg.c
- *              messages): follows any tables, written apart from the engines
- *   lft_text.c dump_lfts text out; lft_text_read.c: dump_lfts text in
+ *   check.c    the route-quality checker (check.h; check_cdg.c credit loops,
+ *              check_msg.c messages, check_priv.h what they share): follows any
+ *              tables, written apart from the engines
+ *   lft_text.c dump_lfts text out; lft_text_read.c: dump_lfts text in (lft_text.h)
  *
  * Data flows one way: the LID manager has put LIDs (and LMCs) into the model;
  * an engine reads the model and fills a struct route_out; programming (fabric/)
@@ -140,6 +145,26 @@ const struct route_engine *route_engine_find(const char *name);
 /* All engines, in a fixed order; *n gets the count. */
 const struct route_engine *const *route_engine_list(size_t *n);
 
+/* ---- which engines to try, in order (chain.c) ------------------------------- */
+
+#define ROUTE_CHAIN_MAX 8
+struct route_chain {
+	const struct route_engine *e[ROUTE_CHAIN_MAX];
+	unsigned n;
+};
+
+/*
+ * spec: engine names separated by commas, "auto" standing for ftree, vlayered,
+ * updn; an engine named twice is tried once. fallback: "auto"'s engines are
+ * tried after the list (those not in it already), unless the list has the
+ * file engine (its tables are the operator's: no others stand in for them). -EINVAL with the unknown or
+ * empty name in bad, -E2BIG past ROUTE_CHAIN_MAX engines; out untouched then.
+ */
+int route_chain_parse(const char *spec, bool fallback, struct route_chain *out, char *bad,
+		      size_t bad_len);
+/* "ftree,vlayered,updn": the names in order. */
+const char *route_chain_str(const struct route_chain *c, char *buf, size_t len);
+
 /* ---- for engines ------------------------------------------------------------ */
 
 /* Each engine's ops table, listed in engine.c. */
@@ -170,12 +195,33 @@ int route_out_init(const struct subnet *sn, const struct route_opts *o, struct r
 		   struct route_dest **dests, uint32_t *n_dests, struct route_why *why);
 
 /*
+ * Number the switches 0..n_sw-1 in node order: fill out->n_sw, sw_node and
+ * sw_index (SUBNET_NONE for the other nodes). route_out_init does it for the
+ * engines; a table read from text (lft_text_read.c) takes the same numbers.
+ * -ENOMEM, with whatever was allocated left in out for route_out_free.
+ */
+int route_out_number(const struct subnet *sn, struct route_out *out);
+/* The LFT rows of a numbered out for LIDs 0..max, every entry ROUTE_DROP. -ENOMEM. */
+int route_out_rows(struct route_out *out, uint32_t max);
+
+/*
  * The end of an engine's route(), r being what its run returned: on success
  * (r >= 0) move *res into *out and return 0; on failure free *res, say so in
  * why for -ENOMEM (other errors have said their reason already) and return
  * r, *out untouched.
  */
 int route_out_finish(struct route_out *res, int r, struct route_out *out, struct route_why *why);
+
+/*
+ * The switch (numbered as in out) at the far end of port num of switch node,
+ * or SUBNET_NONE: the port is unlinked, linked to a CA or router, or cabled
+ * back to node itself (such a cable carries no route). When there is one and
+ * peer_port is not NULL, *peer_port gets the far port's index in the model.
+ * Every engine builds its switch graph from this, once per port: not for an
+ * inner loop.
+ */
+uint32_t route_sw_peer(const struct subnet *sn, const struct route_out *out, uint32_t node,
+		       unsigned num, uint32_t *peer_port);
 
 /* Count the destinations on no switch (unlinked, or CA to CA) in out->stats:
  * no switch reaches them (nothing to count without switches). */

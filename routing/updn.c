@@ -74,21 +74,6 @@ static void ud_free(struct ud *m)
 		free(p[i]);
 }
 
-/* The switch at the far end of port num of switch node, or SUBNET_NONE. */
-static uint32_t sw_peer(const struct ud *m, uint32_t node, unsigned num)
-{
-	const struct subnet *sn = m->sn;
-	uint32_t peer = sn->port[subnet_port_idx(sn, node, num)].peer;
-	uint32_t pnode;
-
-	if (peer == SUBNET_NONE)
-		return SUBNET_NONE;
-	pnode = sn->port[peer].node;
-	if (pnode == node || !subnet_is_switch(sn, pnode))
-		return SUBNET_NONE; /* a cable from a switch to itself carries no route */
-	return m->out->sw_index[pnode];
-}
-
 /* Is port num of switch node linked to a host (a CA or router port)? */
 static bool host_port(const struct subnet *sn, uint32_t node, unsigned num)
 {
@@ -149,7 +134,7 @@ static int build_adj(struct ud *m)
 
 		m->adj_off[s] = e;
 		for (unsigned p = 1; p <= sn->node[node].nports; p++)
-			e += sw_peer(m, node, p) != SUBNET_NONE;
+			e += route_sw_peer(sn, m->out, node, p, NULL) != SUBNET_NONE;
 	}
 	m->adj_off[m->n_sw] = e;
 	r = alloc_all(m, e);
@@ -160,7 +145,7 @@ static int build_adj(struct ud *m)
 		uint32_t node = m->out->sw_node[s];
 
 		for (unsigned p = 1; p <= sn->node[node].nports; p++) {
-			uint32_t nbr = sw_peer(m, node, p);
+			uint32_t nbr = route_sw_peer(sn, m->out, node, p, NULL);
 
 			m->ncas[s] += host_port(sn, node, p);
 			if (nbr == SUBNET_NONE)

@@ -81,19 +81,6 @@ static void vl_free(struct vl *m)
 		}
 }
 
-/* The edge index of a switch port linked to another switch, or VL_INF. */
-static uint32_t sw_peer(const struct vl *m, uint32_t node, unsigned num)
-{
-	const struct subnet *sn = m->sn;
-	uint32_t peer = sn->port[subnet_port_idx(sn, node, num)].peer;
-
-	if (peer == SUBNET_NONE)
-		return VL_INF;
-	if (sn->port[peer].node == node || !subnet_is_switch(sn, sn->port[peer].node))
-		return VL_INF; /* a cable from a switch to itself carries no route */
-	return m->out->sw_index[sn->port[peer].node];
-}
-
 static int count_edges(struct vl *m)
 {
 	const struct subnet *sn = m->sn;
@@ -109,7 +96,7 @@ static int count_edges(struct vl *m)
 		for (unsigned p = 1; p <= sn->node[node].nports; p++) {
 			uint32_t peer = sn->port[subnet_port_idx(sn, node, p)].peer;
 
-			m->n_ch += sw_peer(m, node, p) != VL_INF;
+			m->n_ch += route_sw_peer(sn, m->out, node, p, NULL) != SUBNET_NONE;
 			m->hosts[s] += peer != SUBNET_NONE && !subnet_is_switch(sn, sn->port[peer].node);
 		}
 	}
@@ -141,9 +128,9 @@ static int build_graph(struct vl *m)
 		uint32_t node = m->out->sw_node[s];
 
 		for (unsigned p = 1; p <= sn->node[node].nports; p++) {
-			uint32_t y = sw_peer(m, node, p);
+			uint32_t y = route_sw_peer(sn, m->out, node, p, NULL);
 
-			if (y == VL_INF)
+			if (y == SUBNET_NONE)
 				continue;
 			pe[subnet_port_idx(sn, node, p)] = e;
 			m->adj_nbr[e] = y;

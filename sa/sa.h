@@ -11,7 +11,7 @@
  *   sa.c            dispatch by attribute, access rules, the response (GetResp,
  *                   GetTableResp with the RMPP header the kernel segments by)
  *   sa_src.c        the data view: LID index, P_Keys each port holds
- *   sa_agent.c      the agent in loomd: view from the sweeper, answers sent;
+ *   sa_agent.c      the agent in loomd: view from the last sweep's plan, answers sent;
  *                   Reports to subscribers (traps forwarded, the SM's 64-67)
  *   sa_rec_node.c   NodeRecord, PortInfoRecord, GUIDInfoRecord
  *   sa_rec_link.c   LinkRecord
@@ -41,13 +41,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabric/prog.h"
 #include "lib/itab.h"
 #include "mad/mad.h"
-#include "fabric/disc.h"
+#include "model/disc_live.h"
+#include "model/subnet.h"
 #include "plan/mcast.h"
 #include "plan/pkey.h"
-#include "fabric/prog.h"
-#include "model/subnet.h"
+#include "plan/plan.h"
 
 struct config;
 
@@ -204,30 +205,40 @@ struct sa_stats {
 };
 
 typedef int (*sa_send_fn)(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *to);
-struct sweeper;
-struct agent;
+/* The SM as SMInfo shows it right now (its ActCount moves with every SMP). */
+typedef void (*sa_sm_fn)(void *arg, struct sa_sm *out);
 
-/* The agent loomd runs: answers from its sweeper's last model. */
+/*
+ * What the SM hands the SA after every heavy sweep (sa_set_view): the
+ * sweep's model, what discovery read, the plan programmed from them, the
+ * LFTs as programmed, the multicast groups. Borrowed until the next call.
+ */
+struct sa_view {
+	const struct subnet *sn;       /* NULL: no sweep has finished; requests get Busy */
+	const struct disc_live *live;  /* indexed like sn */
+	const struct plan *plan;       /* routes, P_Keys, QoS classes, the SM's port, of sn */
+	const struct prog_cache *lfts; /* NULL: none */
+	struct mcast *mcast;           /* NULL: none */
+};
+
+/* The agent loomd runs: answers from the last view it was given. */
 struct sa {
-	const struct sweeper *sw;
-	const struct agent *agent;
+	struct sa_view view;
+	bool stale;            /* a new view: src is rebuilt before the next answer */
 	sa_send_fn send;
 	void *send_arg;
+	sa_sm_fn sm_info;
+	void *sm_arg;
 	struct sa_src src;
-	/* What the view was built from: rebuilt when any of it changes. */
-	unsigned gen;
-	const void *gen_sn, *gen_cfg;
-	struct pkey_plan plan;
-	bool have_plan;
-	struct config *qos_def; /* the default QoS classes, when loom.yaml gives none */
 	struct sa_stats st;
 	struct sa_events ev;
 	struct sa_services svc;
 };
 
-void sa_init(struct sa *sa, const struct sweeper *sw, const struct agent *a, sa_send_fn send,
-	     void *send_arg);
+void sa_init(struct sa *sa, sa_send_fn send, void *send_arg, sa_sm_fn sm_info, void *sm_arg);
 void sa_free(struct sa *sa);
+/* A new view (after a heavy sweep, a reload); v is copied, what it points to borrowed. */
+void sa_set_view(struct sa *sa, const struct sa_view *v);
 /*
  * One SA request (from->agent == MAD_AGENT_SA): answered through send.
  * Returns what sa_answer returned, or the send's -errno, so that the

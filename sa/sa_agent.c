@@ -14,17 +14,14 @@
 
 #include "config/config.h"
 #include "sa/sa_priv.h"
-#include "loomd/agent.h"
-#include "loomd/sweep.h"
 
-void sa_init(struct sa *sa, const struct sweeper *sw, const struct agent *a, sa_send_fn send,
-	     void *send_arg)
+void sa_init(struct sa *sa, sa_send_fn send, void *send_arg, sa_sm_fn sm_info, void *sm_arg)
 {
 	memset(sa, 0, sizeof(*sa));
-	sa->sw = sw;
-	sa->agent = a;
 	sa->send = send;
 	sa->send_arg = send_arg;
+	sa->sm_info = sm_info;
+	sa->sm_arg = sm_arg;
 	sa->src.ev = &sa->ev;
 	sa->src.svc = &sa->svc;
 }
@@ -32,79 +29,55 @@ void sa_init(struct sa *sa, const struct sweeper *sw, const struct agent *a, sa_
 void sa_free(struct sa *sa)
 {
 	sa_src_free(&sa->src);
-	if (sa->have_plan)
-		pkey_plan_free(&sa->plan);
-	sa->have_plan = false;
-	config_free(sa->qos_def);
-	sa->qos_def = NULL;
 	sa_events_free(&sa->ev);
 	sa_services_free(&sa->svc);
 }
 
-static uint64_t mono_ms(void);
-
-/* The port the SM sends through, as sweep.c finds it. */
-static uint32_t sm_port_of(const struct sweeper *sw)
+void sa_set_view(struct sa *sa, const struct sa_view *v)
 {
-	const struct subnet *sn = sw->sn;
-
-	return subnet_port_idx(sn, 0, subnet_is_switch(sn, 0) ? 0 : sw->live.local_port);
+	sa->view = *v;
+	sa->stale = true;
 }
 
+static uint64_t mono_ms(void);
+
 /*
- * The P_Keys each port holds are the plan programming sent: rebuilt from
- * the same configuration and model with the same function, so the SA and
- * the fabric agree without sweep.c keeping its plan around.
+ * The answers come from the plan the last heavy sweep programmed: its P_Key
+ * tables, its routes (PathRecord SLs), its QoS classes (SL2VL and VLArb
+ * records say what programming sends: qos_want_*; no classes, no records).
  */
 static int refresh(struct sa *sa)
 {
-	const struct sweeper *sw = sa->sw;
+	const struct sa_view *v = &sa->view;
+	const struct plan *p = v->plan;
 	struct sa_src *s = &sa->src;
 	int r;
 
-	if (sa->gen == sw->heavy && sa->gen_sn == sw->sn && sa->gen_cfg == sw->o.config &&
-	    (s->by_lid || !sw->sn))
+	if (!sa->stale && (s->by_lid || !v->sn))
 		return 0;
-	if (sa->have_plan)
-		pkey_plan_free(&sa->plan);
-	sa->have_plan = false;
-	s->sn = sw->sn;
-	s->live = &sw->live;
-	s->lfts = sw->cache;
-	s->pkeys = NULL;
-	/* The routes belong to sw->sn (the sweeper swaps both together). */
-	s->routes = sw->routes.n_sw ? &sw->routes : NULL;
-	s->config = sw->o.config;
-	/*
-	 * SL2VL and VLArb records say what programming sends (qos_want_*),
-	 * with the classes sweep.c hands it: loom.yaml's, else the defaults
-	 * when the engine's SL-to-VL map must go out. Else loomd leaves the
-	 * tables as the ports came up, which the SA does not know: no records.
-	 */
-	if (!sw->o.config && sw->routes.sl && !sa->qos_def && config_defaults(&sa->qos_def) < 0)
-		return -ENOMEM;
-	s->qos = sw->o.config ? sw->o.config : sw->routes.sl ? sa->qos_def : NULL;
-	if (sw->sn) {
-		s->sm_port = sm_port_of(sw);
-		if (sw->o.config) {
-			struct diag msgs = { .limit = 1 };
-
-			memset(&sa->plan, 0, sizeof(sa->plan));
-			r = pkey_plan_build(sw->sn, sw->o.config, s->sm_port, &sa->plan, &msgs);
-			diag_free(&msgs); /* the sweep reported these already */
-			if (r < 0)
-				return r;
-			sa->have_plan = true;
-			s->pkeys = &sa->plan;
-		}
-	}
+	s->sn = v->sn;
+	s->live = v->live;
+	s->lfts = v->lfts;
+	s->mcast = v->mcast;
+	s->pkeys = p && p->have_pkeys ? &p->pkeys : NULL;
+	s->routes = p && p->routes.n_sw ? &p->routes : NULL;
+	s->config = p ? p->config : NULL;
+	s->qos = p ? p->qos : NULL;
+	s->sm_port = p ? p->sm_port : 0;
 	r = sa_src_index(s);
 	if (r < 0)
 		return r;
-	sa->gen = sw->heavy;
-	sa->gen_sn = sw->sn;
-	sa->gen_cfg = sw->o.config;
+	sa->stale = false;
 	return 0;
+}
+
+/* The SM's port GUID, as SMInfo gives it. */
+static uint64_t sm_guid(const struct sa *sa)
+{
+	struct sa_sm sm = { 0 };
+
+	sa->sm_info(sa->sm_arg, &sm);
+	return sm.guid;
 }
 
 int sa_request(struct sa *sa, const uint8_t *mad, size_t len, const struct mad_addr *from)
@@ -118,13 +91,7 @@ int sa_request(struct sa *sa, const uint8_t *mad, size_t len, const struct mad_a
 	r = refresh(sa);
 	if (r < 0)
 		return r;
-	sa->src.sm = (struct sa_sm){
-		.guid = sa->agent->guid,
-		.sm_key = sa->agent->sm_key,
-		.act_count = (uint32_t)txn_stats(sa->agent->x)->sent,
-		.priority = sa->agent->priority,
-		.state = sa->agent->state,
-	};
+	sa->sm_info(sa->sm_arg, &sa->src.sm);
 	sa->src.now_ms = mono_ms(); /* service leases */
 	r = sa_answer(&sa->src, mad, len, from, &out, &out_len, &status);
 	if (r < 0) {
@@ -344,14 +311,14 @@ void sa_trap(struct sa *sa, const uint8_t *mad, size_t len)
 /* The SM's own notice: trap num about gid (a port or a multicast group), 64-67. */
 static void sm_notice(struct sa *sa, uint16_t num, const uint8_t gid[16])
 {
-	const struct subnet *sn = sa->sw->sn;
+	const struct subnet *sn = sa->view.sn;
 	struct sa_notice n = { .is_generic = true, .type = NOTICE_TYPE_INFO,
 			       .producer = NOTICE_PRODUCER_CM, .trap_num = num };
 
-	if (sn)
-		n.issuer_lid = sn->port[sm_port_of(sa->sw)].lid; /* a switch SM: its port 0 */
+	if (sn && sa->view.plan)
+		n.issuer_lid = sn->port[sa->view.plan->sm_port].lid; /* a switch SM: its port 0 */
 	n.issuer_prefix = prefix_of(sn);
-	n.issuer_guid = sa->agent->guid;
+	n.issuer_guid = sm_guid(sa);
 	/* IBA 13.4.8.2 Table 131: 6 reserved bytes, then the GID. */
 	memcpy(n.details + 6, gid, 16);
 	sa_notify(sa, &n);
@@ -405,7 +372,7 @@ static void port_changed(struct sa *sa, const void *item, int how)
 	uint8_t gid[16];
 
 	memcpy(&guid, item, 8);
-	port_gid(sa->sw->sn, guid, gid);
+	port_gid(sa->view.sn, guid, gid);
 	/* The Report first: a subscriber of the port's own events is told, then forgotten. */
 	sm_notice(sa, how > 0 ? 64 : 65, gid);
 	if (how < 0) {
@@ -421,7 +388,7 @@ static void group_changed(struct sa *sa, const void *item, int how)
 
 void sa_mcast_changed(struct sa *sa)
 {
-	const struct mcast *mc = sa->sw->mcast;
+	const struct mcast *mc = sa->view.mcast;
 	uint8_t (*cur)[16];
 
 	if (!mc)
@@ -441,7 +408,7 @@ void sa_mcast_changed(struct sa *sa)
 
 void sa_swept(struct sa *sa)
 {
-	const struct subnet *sn = sa->sw->sn;
+	const struct subnet *sn = sa->view.sn;
 	uint64_t *cur;
 	uint32_t n = 0;
 

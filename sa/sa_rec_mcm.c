@@ -6,25 +6,33 @@
  * (osm_sa_mcmember_record.c) and IBA 15.2.5.17.1 asks:
  *  - MGID, PortGID and JoinState given (create: Q_Key, P_Key, SL,
  *    FlowLabel and TClass too), else "insufficient components";
- *  - the PortGID is the requester's own port (the SM's port may join for
- *    others), else "request denied";
+ *  - the PortGID has the subnet's prefix (or the link-local one), else
+ *    "invalid GID", and is the requester's own port (the SM's port may
+ *    join for others), else "request denied";
  *  - the port holds the group's P_Key, and its link carries the group's
- *    MTU and rate; a Q_Key, P_Key or MLID given must be the group's: else
- *    "request invalid";
+ *    MTU and rate; a Q_Key, P_Key, MLID, TClass, SL, FlowLabel or
+ *    HopLimit given must be the group's: else "request invalid";
  *  - only a full (or send-only full) member creates (o15-0.1.9), and only
  *    with a well-formed MGID (o15-0.1.6: 0xff, no reserved flag, no
  *    SA-style signature with link-local scope);
  *  - a rate or MTU given with its selector is a real code (o15-0.1.8);
- *  - a leave names only JoinState bits the port holds and is answered
- *    with what it keeps (o15-0.1.14).
+ *    given without it, it is ignored (by a create, a join and a list);
+ *  - the selectors of MTU, rate and PacketLifeTime are honoured: a
+ *    create picks values they allow (none: "request invalid"), a join
+ *    and a list compare the group's by them;
+ *  - a leave gives MGID, PortGID and JoinState (else "insufficient
+ *    components"), names only JoinState bits the port holds and is
+ *    answered with what it keeps (o15-0.1.14).
  * OpenSM's osmtest -f m passes against these rules (tests/e2e/osmtest_test.sh).
  * Lists: trusted requesters (the SM_Key) see every member; others one
- * record per group, PortGID zeroed, as OpenSM answers them.
+ * record per group, PortGID and JoinState zeroed (IBA 15.2.5.17, as
+ * OpenSM answers them), except their own membership asked by PortGID.
  */
 #include <endian.h>
 #include <errno.h>
 #include <string.h>
 
+#include "mad/rate.h"
 #include "sa/sa_priv.h"
 
 _Static_assert(sizeof(ib_member_rec_t) == 56, "MCMemberRecord is 52 bytes, padded to 8");
@@ -38,6 +46,20 @@ enum {
 };
 #define MCR_JOIN_NEED (MCR_MGID | MCR_PORT_GID | MCR_JOIN)
 #define MCR_CREATE_NEED (MCR_QKEY | MCR_PKEY | MCR_SL | MCR_FLOW | MCR_TCLASS)
+/* The values that come with a selector: compared by it, never bit for bit. */
+#define MCR_SELECTED (MCR_MTU_SEL | MCR_MTU | MCR_RATE_SEL | MCR_RATE | MCR_LIFE_SEL | MCR_LIFE)
+/* A new group's PacketLifeTime, unless the request's selector rules it out: 4.096 us * 2^18. */
+#define MCR_LIFE_DEFAULT 18
+
+/*
+ * Does the mask give a value and its selector (the selector's bit, the
+ * value's next)? A value alone says nothing (IBA 15.2.5.17: the selector
+ * says how to compare it), and is ignored, as OpenSM ignores it.
+ */
+static bool sel_given(uint64_t mask, uint64_t sel_bit)
+{
+	return (mask & (sel_bit | sel_bit << 1)) == (sel_bit | sel_bit << 1);
+}
 
 static const struct sa_field mcr_fields[] = {
 	{ 0, 128 }, { 128, 128 }, { 256, 32 }, { 288, 16 }, /* MGID, PortGID, Q_Key, MLID */
@@ -47,19 +69,6 @@ static const struct sa_field mcr_fields[] = {
 	{ 352, 4 }, { 356, 20 }, { 376, 8 }, { 384, 4 },    /* SL, FlowLabel, HopLimit, Scope */
 	{ 388, 4 }, { 392, 1 },                             /* JoinState, ProxyJoin */
 };
-
-/* IBA rate codes (Table 205) in 100 Mb/s, as sa_rec_path.c orders them. */
-static unsigned rate_speed(uint8_t code)
-{
-	static const unsigned s[] = {
-		[2] = 25, [3] = 100, [4] = 300, [5] = 50, [6] = 200, [7] = 400, [8] = 600,
-		[9] = 800, [10] = 1200, [11] = 140, [12] = 560, [13] = 1120, [14] = 1680,
-		[15] = 250, [16] = 1000, [17] = 2000, [18] = 3000, [19] = 280, [20] = 500,
-		[21] = 4000, [22] = 6000,
-	};
-
-	return code < sizeof(s) / sizeof(s[0]) ? s[code] : 0;
-}
 
 /* What port pi's link carries: its MTU and rate codes. */
 static void port_caps(const struct sa_src *s, uint32_t pi, uint8_t *mtu, uint8_t *rate)
@@ -113,8 +122,9 @@ static void rec_of(const struct sa_src *s, const struct mcast_group *g, uint64_t
 
 /*
  * A selector's answer (IBA 15.2.5.17: 0 greater than, 1 less than, 2
- * exactly, 3 largest) for a value v the port or group has: does v satisfy
- * "sel want"? Rates compare by speed, not code.
+ * exactly, 3 the largest MTU or rate, the smallest lifetime, available:
+ * any) for a value v the port or group has: does v satisfy "sel want"?
+ * Rates compare by speed, not code.
  */
 static bool sel_ok(uint8_t sel, uint8_t want, uint8_t v, bool rate)
 {
@@ -125,6 +135,34 @@ static bool sel_ok(uint8_t sel, uint8_t want, uint8_t v, bool rate)
 	case 1: return a < b;
 	case 2: return a == b;
 	default: return true;
+	}
+}
+
+/* Does group g satisfy every selector the request gives with its value (MTU, rate, lifetime)? */
+static bool selectors_ok(const ib_member_rec_t *t, uint64_t mask, const struct mcast_group *g)
+{
+	if (sel_given(mask, MCR_MTU_SEL) && !sel_ok(t->mtu >> 6, t->mtu & 0x3f, g->mtu, false))
+		return false;
+	if (sel_given(mask, MCR_LIFE_SEL) &&
+	    !sel_ok(t->pkt_life >> 6, t->pkt_life & 0x3f, g->pkt_life, false))
+		return false;
+	return !sel_given(mask, MCR_RATE_SEL) ||
+	       sel_ok(t->rate >> 6, t->rate & 0x3f, g->rate, true);
+}
+
+/*
+ * A new group's PacketLifeTime (6 bits): ours, unless the selector rules
+ * it out, then the nearest the selector allows; -1 if it allows none
+ * (less than 0, greater than 63). Selector 3 asks for the smallest
+ * available: the SA offers only its own.
+ */
+static int life_pick(uint8_t sel, uint8_t want)
+{
+	switch (sel) {
+	case 0: return want >= 0x3f ? -1 : want < MCR_LIFE_DEFAULT ? MCR_LIFE_DEFAULT : want + 1;
+	case 1: return !want ? -1 : want > MCR_LIFE_DEFAULT ? MCR_LIFE_DEFAULT : want - 1;
+	case 2: return want;
+	default: return MCR_LIFE_DEFAULT;
 	}
 }
 
@@ -147,12 +185,21 @@ static uint8_t pick(uint8_t sel, uint8_t want, uint8_t port, bool rate)
 	return 0;
 }
 
-/* The member's port: the PortGID's, which must be the requester's (or the SM's proxy). */
+/*
+ * The member's port: the PortGID's, which must be the requester's (or the
+ * SM's proxy). A GID names a port of this subnet by the subnet's prefix,
+ * or by the link-local one every port also has (IBA 4.1.1); another
+ * prefix is another subnet's port: ERR_REQ_INVALID_GID (0x0500, IBA
+ * 15.2.4), as OpenSM and osmtest have it.
+ */
 static uint16_t member_port(struct sa_query *q, const ib_member_rec_t *t, uint32_t *pi)
 {
 	const struct sa_src *s = q->src;
 	uint64_t guid = be64toh(t->port_gid.unicast.interface_id);
+	uint64_t prefix = be64toh(t->port_gid.unicast.prefix);
 
+	if (prefix != prefix_of(s) && prefix != IB_DEFAULT_SUBNET_PREFIX_HO)
+		return SA_ST_INVALID_GID;
 	*pi = subnet_find_port_guid(s->sn, guid);
 	if (*pi == SUBNET_NONE)
 		return SA_ST_REQ_INVALID; /* a port the SM does not know: as OpenSM answers */
@@ -161,30 +208,40 @@ static uint16_t member_port(struct sa_query *q, const ib_member_rec_t *t, uint32
 	return SA_ST_OK;
 }
 
+/*
+ * Does the request agree with group g on every field its mask gives
+ * that a join cannot change: Q_Key, P_Key (either membership), MLID,
+ * TClass, SL, FlowLabel, HopLimit (IBA 15.2.5.17.1; OpenSM checks the
+ * same on a join)?
+ */
+static bool fields_match(const ib_member_rec_t *t, uint64_t mask, const struct mcast_group *g)
+{
+	uint8_t sl, hop;
+	uint32_t flow;
+
+	ib_member_get_sl_flow_hop(t->sl_flow_hop, &sl, &flow, &hop);
+	return !(((mask & MCR_QKEY) && be32toh(t->qkey) != g->qkey) ||
+		 ((mask & MCR_PKEY) && (be16toh(t->pkey) & 0x7fff) != (g->pkey & 0x7fff)) ||
+		 ((mask & MCR_MLID) && be16toh(t->mlid) != g->mlid) ||
+		 ((mask & MCR_TCLASS) && t->tclass != g->tclass) ||
+		 ((mask & MCR_SL) && sl != g->sl) || ((mask & MCR_FLOW) && flow != g->flow) ||
+		 ((mask & MCR_HOP) && hop != g->hop));
+}
+
 /* Can port pi be in g? Its P_Key, MTU and rate, and what the request asks. */
 static uint16_t join_checks(struct sa_query *q, const ib_member_rec_t *t, uint64_t mask,
 			    const struct mcast_group *g, uint32_t pi)
 {
 	uint8_t mtu, rate;
 
-	if ((mask & MCR_QKEY) && be32toh(t->qkey) != g->qkey)
-		return SA_ST_REQ_INVALID;
-	if ((mask & MCR_PKEY) && (be16toh(t->pkey) & 0x7fff) != (g->pkey & 0x7fff))
-		return SA_ST_REQ_INVALID;
-	if ((mask & MCR_MLID) && be16toh(t->mlid) != g->mlid)
+	if (!fields_match(t, mask, g))
 		return SA_ST_REQ_INVALID;
 	if (!holds_pkey(q->src, pi, g->pkey))
 		return SA_ST_REQ_INVALID; /* IBA 15.2.5.17.1: not in the group's partition */
 	port_caps(q->src, pi, &mtu, &rate);
 	if (g->mtu > mtu || rate_speed(g->rate) > rate_speed(rate))
 		return SA_ST_REQ_INVALID; /* the port's link cannot carry the group */
-	if ((mask & (MCR_MTU_SEL | MCR_MTU)) == (MCR_MTU_SEL | MCR_MTU) &&
-	    !sel_ok(t->mtu >> 6, t->mtu & 0x3f, g->mtu, false))
-		return SA_ST_REQ_INVALID;
-	if ((mask & (MCR_RATE_SEL | MCR_RATE)) == (MCR_RATE_SEL | MCR_RATE) &&
-	    !sel_ok(t->rate >> 6, t->rate & 0x3f, g->rate, true))
-		return SA_ST_REQ_INVALID;
-	return SA_ST_OK;
+	return selectors_ok(t, mask, g) ? SA_ST_OK : SA_ST_REQ_INVALID;
 }
 
 /*
@@ -215,6 +272,7 @@ static uint16_t create(struct sa_query *q, const ib_member_rec_t *t, uint64_t ma
 	uint8_t mtu, rate, sl;
 	uint32_t flow;
 	uint8_t hop;
+	int life;
 	static const uint8_t zero[16];
 
 	if ((mask & MCR_CREATE_NEED) != MCR_CREATE_NEED)
@@ -228,18 +286,19 @@ static uint16_t create(struct sa_query *q, const ib_member_rec_t *t, uint64_t ma
 		return SA_ST_REQ_INVALID;
 	g.pkey |= 0x8000; /* a group's P_Key is the full-member key, as IPoIB's */
 	port_caps(q->src, pi, &mtu, &rate);
-	g.mtu = (mask & MCR_MTU) ? pick((mask & MCR_MTU_SEL) ? t->mtu >> 6 : 2, t->mtu & 0x3f,
-					mtu, false) : mtu;
-	g.rate = (mask & MCR_RATE) ? pick((mask & MCR_RATE_SEL) ? t->rate >> 6 : 2,
-					  t->rate & 0x3f, rate, true) : rate;
-	if (!g.mtu || !g.rate)
-		return SA_ST_REQ_INVALID; /* the creator's own link could not carry it */
+	g.mtu = sel_given(mask, MCR_MTU_SEL) ? pick(t->mtu >> 6, t->mtu & 0x3f, mtu, false) : mtu;
+	g.rate = sel_given(mask, MCR_RATE_SEL) ? pick(t->rate >> 6, t->rate & 0x3f, rate, true) :
+						 rate;
+	life = sel_given(mask, MCR_LIFE_SEL) ? life_pick(t->pkt_life >> 6, t->pkt_life & 0x3f) :
+					       MCR_LIFE_DEFAULT;
+	if (!g.mtu || !g.rate || life < 0)
+		return SA_ST_REQ_INVALID; /* the creator's link cannot carry it, or no lifetime fits */
+	g.pkt_life = (uint8_t)life;
 	ib_member_get_sl_flow_hop(t->sl_flow_hop, &sl, &flow, &hop);
 	g.sl = sl;
 	g.flow = flow;
 	g.hop = (mask & MCR_HOP) ? hop : 0;
 	g.tclass = t->tclass;
-	g.pkt_life = (mask & MCR_LIFE) ? t->pkt_life & 0x3f : 18;
 	g.scope = g.mgid[0] == 0xff ? g.mgid[1] & 0xf : (mask & MCR_SCOPE) ? t->scope_state >> 4 : 2;
 	if (!g.scope)
 		g.scope = 2; /* link-local, what IPoIB and OpenSM default to */
@@ -299,7 +358,11 @@ static void leave(struct sa_query *q, const ib_member_rec_t *t, uint64_t mask)
 	uint32_t pi;
 	bool gone;
 
-	if ((mask & (MCR_MGID | MCR_PORT_GID)) != (MCR_MGID | MCR_PORT_GID)) {
+	/*
+	 * IBA 15.2.5.17.1: a leave has the components of a join; without
+	 * JoinState it does not say what to drop (as osmtest expects).
+	 */
+	if ((mask & MCR_JOIN_NEED) != MCR_JOIN_NEED) {
 		q->status = SA_ST_INSUF_COMPS;
 		return;
 	}
@@ -311,12 +374,12 @@ static void leave(struct sa_query *q, const ib_member_rec_t *t, uint64_t mask)
 		return;
 	}
 	/*
-	 * o15-0.1.14: the JoinState bits to drop must all be the port's (no
-	 * JoinState in the mask: all of them). The answer says what the port
-	 * keeps, as OpenSM's: built before the group may go.
+	 * o15-0.1.14: the JoinState bits to drop must all be the port's. The
+	 * answer says what the port keeps, as OpenSM's: built before the
+	 * group may go.
 	 */
 	m = mcast_member(g, q->src->sn->port[pi].guid);
-	js = !m ? 0 : (mask & MCR_JOIN) ? t->scope_state & 0xf : m->state;
+	js = t->scope_state & 0xf;
 	if (!m || !js || (js & ~m->state)) {
 		q->status = SA_ST_REQ_INVALID; /* not a member with that state */
 		return;
@@ -337,13 +400,15 @@ static void list(struct sa_query *q, const ib_member_rec_t *t)
 	const struct mcast *mc = s->mcast;
 	bool trusted = q->trusted;
 	uint64_t me = q->requester != SUBNET_NONE ? s->sn->port[q->requester].guid : 0;
-	uint64_t want = be64toh(t->port_gid.unicast.interface_id);
+	uint64_t want = be64toh(t->port_gid.unicast.interface_id), mask = q->mask;
 	ib_member_rec_t r;
 
+	q->mask &= ~(uint64_t)MCR_SELECTED; /* selectors_ok compares those */
 	for (uint32_t i = 0; i < mc->n; i++) {
 		const struct mcast_group *g = &mc->g[i];
 
-		if (q->requester == SUBNET_NONE || !holds_pkey(s, q->requester, g->pkey))
+		if (q->requester == SUBNET_NONE || !holds_pkey(s, q->requester, g->pkey) ||
+		    !selectors_ok(t, mask, g))
 			continue;
 		if (!trusted) {
 			/* A port sees its own membership; of others, only that the group exists. */
@@ -375,9 +440,9 @@ static bool codes_ok(const ib_member_rec_t *t, uint64_t mask)
 {
 	uint8_t rate = t->rate & 0x3f, mtu = t->mtu & 0x3f;
 
-	if ((mask & (MCR_RATE_SEL | MCR_RATE)) == (MCR_RATE_SEL | MCR_RATE) && !rate_speed(rate))
+	if (sel_given(mask, MCR_RATE_SEL) && !rate_speed(rate))
 		return false;
-	return (mask & (MCR_MTU_SEL | MCR_MTU)) != (MCR_MTU_SEL | MCR_MTU) || (mtu >= 1 && mtu <= 5);
+	return !sel_given(mask, MCR_MTU_SEL) || (mtu >= 1 && mtu <= 5);
 }
 
 static void walk_mcm(struct sa_query *q)

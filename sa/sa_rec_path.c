@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "mad/rate.h"
 #include "sa/sa_priv.h"
 
 /* IBA 15.2.5.16 Table 205: component-mask bits of PathRecord. */
@@ -42,30 +43,6 @@ enum {
 #define PR_LIFE 18
 /* IBA 15.2.5.16: a link-local GID prefix; any subnet's ports answer to it. */
 #define PR_LINK_LOCAL 0xfe80000000000000ULL
-
-/* IBA rate codes (Table 205) in 100 Mb/s: codes are not in speed order. */
-static unsigned rate_speed(uint8_t code)
-{
-	static const unsigned s[] = {
-		[2] = 25, [3] = 100, [4] = 300, [5] = 50, [6] = 200, [7] = 400, [8] = 600,
-		[9] = 800, [10] = 1200, [11] = 140, [12] = 560, [13] = 1120, [14] = 1680,
-		[15] = 250, [16] = 1000, [17] = 2000, [18] = 3000, [19] = 280, [20] = 500,
-		[21] = 4000, [22] = 6000,
-	};
-
-	return code < sizeof(s) / sizeof(s[0]) ? s[code] : 0;
-}
-
-/* The fastest rate code slower than code; 0 if none. */
-static uint8_t rate_below(uint8_t code)
-{
-	uint8_t best = 0;
-
-	for (uint8_t c = 2; c <= 22; c++)
-		if (rate_speed(c) < rate_speed(code) && rate_speed(c) > rate_speed(best))
-			best = c;
-	return best;
-}
 
 /* What one route is like. */
 struct pr_route {

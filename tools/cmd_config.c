@@ -1,14 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* loom config: read the YAML configuration, check it, print it normalised. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "config/config.h"
-#include "lib/cleanup.h"
-#include "lib/diag.h"
 #include "tools/loom.h"
 
 static void config_usage(FILE *f)
@@ -22,39 +18,6 @@ static void config_usage(FILE *f)
 		   "  --check            check only: print nothing if the file is valid\n\n"
 		   "Exit status: 0 valid, 1 invalid (every problem on stderr as\n"
 		   "FILE:LINE:COL: field: what is wrong), 2 the file cannot be read.\n");
-}
-
-int config_check_run(const char *prog, const char *path, bool print)
-{
-	_cleanup_(config_freep) struct config *c = NULL;
-	const char *name = path ? path : CONFIG_DEFAULT_PATH;
-	struct diag d = { 0 };
-	unsigned n;
-	int r;
-
-	r = config_load_file(name, path != NULL, &c, &d);
-	n = diag_count(&d);
-	diag_print(&d, stderr);
-	diag_free(&d);
-	if (r == -EINVAL) {
-		fprintf(stderr, "%s: %s: %u problem%s; the configuration is refused\n", prog, name,
-			n, n == 1 ? "" : "s");
-		return 1;
-	}
-	if (r < 0) {
-		fprintf(stderr, "%s: %s: cannot be read (%s); nothing was checked\n", prog, name,
-			strerror(-r));
-		return 2;
-	}
-	if (print) {
-		r = config_print(c, stdout);
-		if (r < 0) {
-			fprintf(stderr, "%s: cannot write the configuration: %s\n", prog,
-				strerror(-r));
-			return 2;
-		}
-	}
-	return 0;
 }
 
 int cmd_config(int argc, char **argv)

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "lib/cleanup.h"
+#include "lib/strnum.h"
 #include "tools/loom.h"
 #include "mad/txn.h"
 #include "mad/umad.h"
@@ -62,13 +63,11 @@ static void discover_usage(FILE *f)
 
 static int parse_uint(const char *s, unsigned max, unsigned *out)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
+	int r = strnum_u64(s, 10, 0, max, &v);
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v > max || s[0] == '-')
-		return -EINVAL;
+	if (r < 0)
+		return r;
 	*out = (unsigned)v;
 	return 0;
 }

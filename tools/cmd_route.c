@@ -17,26 +17,31 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config/config.h"
 #include "lib/cleanup.h"
 #include "lib/diag.h"
 #include "lib/json.h"
-#include "tools/loom.h"
+#include "model/subnet.h"
+#include "model/topo.h"
+#include "plan/plan.h"
+#include "plan/qos.h"
 #include "routing/check.h"
 #include "routing/lft_text.h"
 #include "routing/route.h"
-#include "config/config.h"
-#include "plan/lid.h"
-#include "plan/pkey.h"
-#include "model/subnet.h"
-#include "model/topo.h"
 #include "tools/check_print.h"
+#include "tools/loom.h"
+
+/* Options given on the command line win over --config's sm.routing. */
+enum { ARG_ENGINE = 1, ARG_FALLBACK = 2, ARG_LMC = 4, ARG_VLS = 8, ARG_ROOTS = 16, ARG_LFTS = 32 };
 
 struct route_args {
 	const char *engine, *guid2lid, *topo, *config, *lfts;
 	unsigned lmc, threads, vls;
-	bool json, check, canon, pkeys, qos, sl;
+	bool json, check, canon, pkeys, qos, sl, no_fallback;
 	uint64_t roots[256]; /* --root: updn's root switches */
 	uint32_t n_roots;
+	unsigned set;         /* ARG_*: what the command line gave */
+	char engine_buf[128]; /* the configuration's engines, as --engine takes them */
 };
 
 static void route_usage(FILE *f)
@@ -45,7 +50,8 @@ static void route_usage(FILE *f)
 	const struct route_engine *const *e = route_engine_list(&n);
 
 	fprintf(f,
-		"usage: loom route [--engine E] [--lmc N] [--vls N] [--guid2lid FILE]\n"
+		"usage: loom route [--engine E[,E...]] [--fallback auto|none] [--lmc N] [--vls N]\n"
+		"                  [--guid2lid FILE]\n"
 		"                  [--json | --canon | --sl] [--check] [--root GUID]... TOPOFILE\n\n"
 		"Route a fabric without touching it: read TOPOFILE (ibnetdiscover output or\n"
 		"ibsim's form), assign LIDs as loomd does (a port keeps the LID the file\n"
@@ -53,11 +59,15 @@ static void route_usage(FILE *f)
 		"the engine loomd would use, and print every switch's table on stdout as\n"
 		"dump_lfts prints it, so it can be diffed against the live fabric. A summary\n"
 		"goes to stderr.\n\n"
-		"  --engine E       routing engine (default minhop):");
+		"  --engine E,...   routing engines tried in order until one routes the fabric,\n"
+		"                   as loomd tries them (default auto: ftree, vlayered,\n"
+		"                   updn). Engines:");
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, " %s", e[i]->name);
 	fprintf(f,
 		"\n"
+		"  --fallback M     auto (default): after --engine's engines, try auto's, as\n"
+		"                   loomd does; none: only --engine's\n"
 		"  --lmc N          2^N LIDs per CA port, 0-7 (default 0)\n"
 		"  --vls N          vlayered: the VLs it may spread routes over to break\n"
 		"                   credit loops, 1-8 (default 8); it uses as few as it needs\n"
@@ -80,8 +90,10 @@ static void route_usage(FILE *f)
 		"  --pkeys          instead of the tables: the P_Key table every port would\n"
 		"                   get from --config's partitions (smpquery pkeys order)\n"
 		"  --qos            instead of the tables: the QoS settings every port would\n"
-		"                   get from --config (VLs, SL2VL, VLArb high and low); a port\n"
-		"                   running fewer VLs than asked folds the mapping into them\n\n"
+		"                   get from --config (VLs, SL2VL, VLArb high and low), or the\n"
+		"                   engine's SL-to-VL map; ports taken to support VL0-7 and 8\n"
+		"                   VLArb entries (a topology file does not say); with --pkeys\n"
+		"                   both, P_Keys first\n\n"
 		"Exit status: 0 routed (and, with --check, clean), 1 --check found problems or\n"
 		"misuse, 2 the topology cannot be read or routed.\n");
 }
@@ -96,6 +108,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		{ "qos", no_argument, NULL, 'q' },	      { "vls", required_argument, NULL, 'v' },
 		{ "lfts", required_argument, NULL, 'L' },   { "threads", required_argument, NULL, 't' },
 		{ "root", required_argument, NULL, 'r' },     { "sl", no_argument, NULL, 'S' },
+		{ "fallback", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },	      {}
 	};
 	char *end;
@@ -103,7 +116,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'e': a->engine = optarg; break;
+		case 'e': a->engine = optarg; a->set |= ARG_ENGINE; break;
 		case 'g': a->guid2lid = optarg; break;
 		case 'j': a->json = true; break;
 		case 'c': a->check = true; break;
@@ -112,7 +125,15 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		case 'p': a->pkeys = true; break;
 		case 'q': a->qos = true; break;
 		case 'S': a->sl = true; break;
-		case 'L': a->lfts = optarg; break;
+		case 'L': a->lfts = optarg; a->set |= ARG_LFTS; break;
+		case 'F':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "none")) {
+				fprintf(stderr, "loom route: --fallback '%s': want auto or none\n", optarg);
+				return 1;
+			}
+			a->no_fallback = !strcmp(optarg, "none");
+			a->set |= ARG_FALLBACK;
+			break;
 		case 't':
 			errno = 0;
 			a->threads = (unsigned)strtoul(optarg, &end, 10);
@@ -131,6 +152,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 				return 1;
 			}
 			a->n_roots++;
+			a->set |= ARG_ROOTS;
 			break;
 		case 'l':
 			errno = 0;
@@ -140,6 +162,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 					ROUTE_LMC_MAX);
 				return 1;
 			}
+			a->set |= ARG_LMC;
 			break;
 		case 'v':
 			errno = 0;
@@ -148,12 +171,13 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 				fprintf(stderr, "loom route: --vls '%s': want 1-8\n", optarg);
 				return 1;
 			}
+			a->set |= ARG_VLS;
 			break;
 		case 'h': route_usage(stdout); return 0;
 		default: route_usage(stderr); return 1;
 		}
 	}
-	if (optind != argc - 1 || (a->json && a->canon) || ((a->pkeys || a->qos) && !a->config) || (a->pkeys && a->qos)) {
+	if (optind != argc - 1 || (a->json && a->canon) || ((a->pkeys || a->qos) && !a->config)) {
 		route_usage(stderr);
 		return 1;
 	}
@@ -193,11 +217,30 @@ static void progress_cb(void *ctx, const char *what, uint64_t done, uint64_t tot
 		t - p->t0, p->tty ? "   " : "\n");
 }
 
-/* Model and LIDs: 0, or the exit status (messages printed). */
-static int prepare(const struct route_args *a, struct subnet **sn)
+/* --config's sm.routing, under what the command line gave, as loomd takes it. */
+static void config_routing(struct route_args *a, const struct config *c)
 {
-	_cleanup_(lid_map_freep) struct lid_map *m = NULL;
-	struct lid_report rep = { .msgs.limit = LID_MAX_MSGS };
+	const struct config_sm *sm = &c->sm;
+
+	if (!(a->set & ARG_ENGINE))
+		a->engine = config_engines_str(sm, a->engine_buf, sizeof(a->engine_buf));
+	if (!(a->set & ARG_FALLBACK))
+		a->no_fallback = sm->routing.no_fallback;
+	if (!(a->set & ARG_LMC))
+		a->lmc = sm->routing.lmc;
+	if (!(a->set & ARG_VLS))
+		a->vls = sm->routing.vls;
+	if (!(a->set & ARG_LFTS) && sm->routing.file)
+		a->lfts = sm->routing.file;
+	if (!(a->set & ARG_ROOTS))
+		for (uint32_t i = 0; i < sm->routing.n_roots && a->n_roots < ARRAY_SIZE(a->roots); i++)
+			a->roots[a->n_roots++] = sm->routing.root[i].guid;
+}
+
+/* Model, configuration and LID map: 0, or the exit status (messages printed). */
+static int prepare(const struct route_args *a, struct subnet **sn, struct config **c,
+		   struct lid_map **m)
+{
 	struct diag d = { 0 };
 	int r;
 
@@ -208,9 +251,19 @@ static int prepare(const struct route_args *a, struct subnet **sn)
 		fprintf(stderr, "loom route: %s: cannot read the topology; nothing routed\n", a->topo);
 		return 2;
 	}
-	r = lid_map_new(&m);
+	if (a->config) {
+		r = config_load_file(a->config, true, c, &d);
+		diag_print(&d, stderr);
+		diag_free(&d);
+		if (r < 0) {
+			fprintf(stderr, "loom route: %s: %s; nothing shown\n", a->config,
+				r == -EINVAL ? "invalid configuration" : strerror(-r));
+			return 2;
+		}
+	}
+	r = lid_map_new(m);
 	if (r == 0 && a->guid2lid) {
-		r = lid_map_load(m, a->guid2lid, &d);
+		r = lid_map_load(*m, a->guid2lid, &d);
 		diag_print(&d, stderr);
 		diag_free(&d);
 		if (r < 0) {
@@ -219,13 +272,8 @@ static int prepare(const struct route_args *a, struct subnet **sn)
 			return 2;
 		}
 	}
-	if (r == 0)
-		r = lid_assign(*sn, m, (uint8_t)a->lmc, &rep);
-	diag_print(&rep.msgs, stderr);
-	lid_report_free(&rep);
 	if (r < 0) {
-		fprintf(stderr, "loom route: %s: assigning LIDs: %s; nothing routed\n", a->topo,
-			strerror(-r));
+		fprintf(stderr, "loom route: %s\n", strerror(-r));
 		return 2;
 	}
 	return 0;
@@ -243,16 +291,27 @@ static uint8_t vl_of_sl2vl(void *ctx, uint32_t node, uint8_t in, uint8_t out, ui
 }
 
 static void print_json(const struct route_args *a, const struct subnet *sn,
-		       const struct route_out *out, const struct check_report *rep,
+		       const struct plan *p, const struct check_report *rep,
 		       const struct diag *d, bool ok, double secs)
 {
+	const struct route_out *out = &p->routes;
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
 	printf("{\"topology\":");
 	json_str(stdout, a->topo);
 	printf(",\"engine\":");
-	json_str(stdout, a->engine);
+	json_str(stdout, p->engine->name);
+	/* The engines tried first, and why each refused the fabric. */
+	printf(",\"refused\":[");
+	for (unsigned i = 0; i < p->n_refused; i++) {
+		printf("%s{\"engine\":", i ? "," : "");
+		json_str(stdout, p->refused[i].engine->name);
+		printf(",\"why\":");
+		json_str(stdout, p->refused[i].why.msg);
+		printf("}");
+	}
+	printf("]");
 	printf(",\"lmc\":%u,\"max_lid\":%u,\"routing_seconds\":%.3f,\"peak_rss_kb\":%ld,"
 	       "\"vls_used\":%d,\"vls\":[", a->lmc, out->max_lid, secs, ru.ru_maxrss,
 	       rep->vls_used ? __builtin_popcount(rep->vls_used) : 1);
@@ -283,100 +342,106 @@ static void print_sl(const struct subnet *sn, const struct route_out *out)
 				       route_sl(out, s)[lid]);
 }
 
-static int load_config(const struct route_args *a, struct config **c)
+/*
+ * --qos: per port that carries data, what loomd programs: its class, the
+ * OperationalVLs within what both ends can (a topology file has no VLCap:
+ * QOS_DRY_VL_CAP), the SL-to-VL table (folded into those VLs, or the engine's
+ * map) and the VL arbitration entries the port has room for.
+ */
+static void print_qos(const struct subnet *sn, const struct plan *p)
 {
-	struct diag d = { 0 };
-	int r;
+	struct qos_view v = { .sn = sn, .ro = &p->routes, .qos = p->qos };
 
-	r = config_load_file(a->config, true, c, &d);
-	diag_print(&d, stderr);
-	diag_free(&d);
-	if (r < 0) {
-		fprintf(stderr, "loom route: %s: %s; nothing shown\n", a->config,
-			r == -EINVAL ? "invalid configuration" : strerror(-r));
-		return 2;
-	}
-	return 0;
-}
-
-/* --qos: per port that carries data, its class's settings (loomd caps VLs at what both ends can). */
-static int print_qos(const struct route_args *a, const struct subnet *sn)
-{
-	_cleanup_(config_freep) struct config *c = NULL;
-
-	if (load_config(a, &c))
-		return 2;
-	for (uint32_t p = 0; p < sn->n_ports; p++) {
-		const struct subnet_port *sp = &sn->port[p];
+	for (uint32_t pi = 0; p->qos && pi < sn->n_ports; pi++) {
+		const struct subnet_port *sp = &sn->port[pi];
 		const struct subnet_node *n = &sn->node[sp->node];
-		enum config_port_class k;
-		const struct config_qos_class *q;
+		enum config_port_class k = (enum config_port_class)qos_port_class(sn, pi);
+		static const enum smp_vlarb_block blk[] = { SMP_VLARB_HIGH_0_31, SMP_VLARB_LOW_0_31 };
+		uint8_t vl[SMP_NUM_SL];
+		bool folded;
 
-		if (n->type == NODE_SWITCH)
-			k = sp->num ? CONFIG_CLASS_SWITCH_EXTERNAL : CONFIG_CLASS_SWITCH_PORT0;
-		else
-			k = n->type == NODE_ROUTER ? CONFIG_CLASS_ROUTER : CONFIG_CLASS_CA;
 		if (sp->num && sp->peer == SUBNET_NONE)
 			continue;
 		if (n->type != NODE_SWITCH && !sp->num)
 			continue;
-		q = &c->qos[k];
+		qos_want_sl2vl(&v, pi, vl, &folded);
 		printf("%s 0x%016" PRIx64 " \"%s\" port %u [%s]: vls %u sl2vl", subnet_type_name(n->type),
 		       n->guid, subnet_str(sn, n->desc), sp->num, config_class_name(k),
-		       q->operational_vls);
-		for (unsigned sl = 0; sl < 16; sl++)
-			printf("%c%u", sl ? ',' : ' ', q->sl2vl[sl]);
-		printf(" vlarb-high");
-		for (unsigned i = 0; i < q->n_high; i++)
-			printf("%c%u:%u", i ? ',' : ' ', q->high[i].vl, q->high[i].weight);
-		printf(" vlarb-low");
-		for (unsigned i = 0; i < q->n_low; i++)
-			printf("%c%u:%u", i ? ',' : ' ', q->low[i].vl, q->low[i].weight);
+		       qos_vls_of(qos_port_op_vls(&v, pi, QOS_DRY_VL_CAP)));
+		for (unsigned sl = 0; sl < SMP_NUM_SL; sl++)
+			printf("%c%u", sl ? ',' : ' ', vl[sl]);
+		for (unsigned b = 0; b < 2; b++) {
+			const struct config_qos_class *q = &p->qos->qos[k];
+			unsigned listed = b ? q->n_low : q->n_high;
+			struct smp_vlarb e[SMP_VLARB_BLOCK];
+			unsigned room = qos_want_vlarb(&v, pi, blk[b], e);
+
+			printf(" vlarb-%s", b ? "low" : "high");
+			for (unsigned i = 0; i < listed && i < room; i++)
+				printf("%c%u:%u", i ? ',' : ' ', e[i].vl, e[i].weight);
+		}
 		printf("\n");
 	}
-	return 0;
 }
 
 /* --pkeys: every port that takes part, in model order, as smpquery pkeys lists them. */
-static int print_pkeys(const struct route_args *a, const struct subnet *sn)
+static void print_pkeys(const struct subnet *sn, const struct plan *p)
 {
-	_cleanup_(config_freep) struct config *c = NULL;
-	struct pkey_plan plan = { 0 };
-	struct diag d = { 0 };
-	uint32_t sm_port;
-	int r;
+	for (uint32_t pi = 0; p->have_pkeys && pi < sn->n_ports; pi++) {
+		const struct subnet_node *n = &sn->node[sn->port[pi].node];
 
-	if (load_config(a, &c))
-		return 2;
-	/* The dry run's SM is where ibsim puts it: the first node's first port. */
-	sm_port = subnet_port_idx(sn, 0, subnet_is_switch(sn, 0) ? 0 : 1);
-	r = pkey_plan_build(sn, c, sm_port, &plan, &d);
-	diag_print(&d, stderr);
-	diag_free(&d);
-	if (r < 0)
-		return 2;
-	for (uint32_t p = 0; p < sn->n_ports; p++) {
-		const struct subnet_node *n = &sn->node[sn->port[p].node];
-
-		if (!pkey_count(&plan, p))
+		if (!pkey_count(&p->pkeys, pi))
 			continue;
 		printf("%s 0x%016" PRIx64 " \"%s\" port %u%s:", subnet_type_name(n->type), n->guid,
-		       subnet_str(sn, n->desc), sn->port[p].num, plan.enforce[p] ? " enforce" : "");
-		for (uint32_t i = plan.off[p]; i < plan.off[p + 1]; i++)
-			printf(" 0x%04x", plan.key[i]);
+		       subnet_str(sn, n->desc), sn->port[pi].num,
+		       p->pkeys.enforce[pi] ? " enforce" : "");
+		for (uint32_t i = p->pkeys.off[pi]; i < p->pkeys.off[pi + 1]; i++)
+			printf(" 0x%04x", p->pkeys.key[i]);
 		printf("\n");
 	}
-	pkey_plan_free(&plan);
+}
+
+/*
+ * The plan loomd would make of this fabric: plan_build, as a sweep calls it.
+ * The dry run's SM is where ibsim puts it: the first node's first port.
+ * 0, or the exit status (messages printed).
+ */
+static int plan(const struct route_args *a, const struct route_chain *engines,
+		struct subnet *sn, const struct config *c, struct lid_map *m, struct progress *prog,
+		struct plan *out)
+{
+	struct plan_report rep = { .lids.msgs.limit = LID_MAX_MSGS };
+	struct plan_opts po = {
+		.engines = *engines, .config = c, .sm_port = plan_sm_port(sn, 1),
+		.route = { .lmc = (uint8_t)a->lmc, .roots = a->roots, .n_roots = a->n_roots,
+			   .file = a->lfts, .threads = a->threads, .vls = (uint8_t)a->vls,
+			   .progress = progress_cb, .progress_ctx = prog },
+	};
+	int r;
+
+	r = plan_build(sn, m, &po, NULL, out, &rep);
+	diag_print(&rep.lids.msgs, stderr);
+	diag_print(&rep.pkeys, stderr);
+	if (r == 0)
+		r = rep.lid_err; /* the dry run does not go on without every LID */
+	plan_report_free(&rep);
+	if (r < 0) {
+		fprintf(stderr, "loom route: %s: assigning LIDs: %s; nothing routed\n", a->topo,
+			strerror(-r));
+		return 2;
+	}
 	return 0;
 }
 
 int cmd_route(int argc, char **argv)
 {
 	_cleanup_(subnet_freep) struct subnet *sn = NULL;
-	_cleanup_(route_out_free) struct route_out out = { 0 };
-	struct route_args a = { .engine = "minhop" };
-	const struct route_engine *e;
-	struct route_why why = { { 0 } };
+	_cleanup_(config_freep) struct config *c = NULL;
+	_cleanup_(lid_map_freep) struct lid_map *m = NULL;
+	_cleanup_(plan_free) struct plan p = { 0 };
+	struct route_args a = { .engine = "auto" };
+	struct route_chain engines;
+	char bad[64], refused[1024];
 	struct check_report rep;
 	struct check_opts co = { 0 };
 	struct diag d = { .limit = DIAG_MAX };
@@ -389,41 +454,55 @@ int cmd_route(int argc, char **argv)
 	r = parse_args(argc, argv, &a);
 	if (r >= 0)
 		return r;
-	e = route_engine_find(a.engine);
-	if (!e) {
-		fprintf(stderr, "loom route: --engine '%s': no such engine (see --help)\n", a.engine);
+	if (route_chain_parse(a.engine, !a.no_fallback, &engines, bad, sizeof(bad)) < 0) {
+		fprintf(stderr, "loom route: --engine '%s': no such engine (see --help)\n", bad);
 		return 1;
 	}
-	r = prepare(&a, &sn);
+	r = prepare(&a, &sn, &c, &m);
 	if (r)
 		return r;
-	if (a.pkeys)
-		return print_pkeys(&a, sn);
-	if (a.qos)
-		return print_qos(&a, sn);
+	if (c) {
+		config_routing(&a, c);
+		if (route_chain_parse(a.engine, !a.no_fallback, &engines, bad, sizeof(bad)) < 0)
+			return 2; /* the configuration's names were checked when it was read */
+	}
 	t0 = now_s();
 	prog = (struct progress){ .t0 = t0, .tty = isatty(STDERR_FILENO) };
-	r = e->route(sn, &(struct route_opts){ .lmc = (uint8_t)a.lmc, .roots = a.roots,
-						 .n_roots = a.n_roots, .file = a.lfts,
-						 .threads = a.threads, .vls = (uint8_t)a.vls,
-						 .progress = progress_cb,
-						 .progress_ctx = &prog }, &out, &why);
+	r = plan(&a, &engines, sn, c, m, &prog, &p);
 	secs = now_s() - t0;
 	if (prog.shown && prog.tty)
 		fputc('\n', stderr);
-	if (r < 0) {
-		fprintf(stderr, "loom route: %s: %s cannot route it: %s\n", a.topo, e->name, why.msg);
+	if (r)
+		return r;
+	plan_refused_str(&p, refused, sizeof(refused));
+	if (p.route_err < 0 && engines.n == 1) {
+		fprintf(stderr, "loom route: %s: %s cannot route it: %s\n", a.topo, engines.e[0]->name,
+			p.why.msg);
 		return 2;
 	}
-	fprintf(stderr, "loom route: %s: %s: %u switches, %u LIDs, %.3f s; %s\n", a.topo, e->name,
-		out.n_sw, out.stats.dest_lids, secs, why.msg);
+	if (p.route_err < 0) {
+		fprintf(stderr, "loom route: %s: no engine can route it: %s\n", a.topo, refused);
+		return 2;
+	}
+	if (p.n_refused)
+		fprintf(stderr, "loom route: %s: refused by %s; routed with %s\n", a.topo, refused,
+			p.engine->name);
+	if (a.pkeys || a.qos) {
+		if (a.pkeys)
+			print_pkeys(sn, &p);
+		if (a.qos)
+			print_qos(sn, &p);
+		return 0;
+	}
+	fprintf(stderr, "loom route: %s: %s: %u switches, %u LIDs, %.3f s; %s\n", a.topo,
+		p.engine->name, p.routes.n_sw, p.routes.stats.dest_lids, secs, p.why.msg);
 	if (a.json || a.check) {
-		if (out.sl) { /* the SLs the engine chose, on the VLs its sl2vl gives */
-			co.sl = out.sl;
+		if (p.routes.sl) { /* the SLs the engine chose, on the VLs its sl2vl gives */
+			co.sl = p.routes.sl;
 			co.vl_of = vl_of_sl2vl;
-			co.vl_ctx = &out;
+			co.vl_ctx = &p.routes;
 		}
-		r = check_routes(sn, &out, &co, &rep, &d);
+		r = check_routes(sn, &p.routes, &co, &rep, &d);
 		if (r < 0) {
 			fprintf(stderr, "loom route: checking the tables: %s\n", strerror(-r));
 			diag_free(&d);
@@ -432,13 +511,13 @@ int cmd_route(int argc, char **argv)
 		ok = check_ok(&rep) && rep.cdg_acyclic;
 	}
 	if (a.json)
-		print_json(&a, sn, &out, &rep, &d, ok, secs);
+		print_json(&a, sn, &p, &rep, &d, ok, secs);
 	else if (a.sl)
-		print_sl(sn, &out);
+		print_sl(sn, &p.routes);
 	else {
 		if (a.canon)
 			po = LFT_TEXT_CANON;
-		r = lft_text_print(stdout, sn, &out, &po);
+		r = lft_text_print(stdout, sn, &p.routes, &po);
 		if (r < 0)
 			fprintf(stderr, "loom route: writing the tables: %s\n", strerror(-r));
 	}

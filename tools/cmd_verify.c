@@ -17,6 +17,7 @@
 #include "lib/cleanup.h"
 #include "lib/diag.h"
 #include "lib/json.h"
+#include "lib/strnum.h"
 #include "tools/loom.h"
 #include "tools/check_print.h"
 #include "routing/check.h"
@@ -73,7 +74,7 @@ static int parse_args(int argc, char **argv, struct verify_args *a)
 		{ "reprint", no_argument, NULL, 'r' },	 { "from", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },	 {}
 	};
-	char *end;
+	uint64_t v;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -82,12 +83,11 @@ static int parse_args(int argc, char **argv, struct verify_args *a)
 			a->json = true;
 			break;
 		case 'm':
-			errno = 0;
-			a->max_msgs = (unsigned)strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || a->max_msgs == 0 || a->max_msgs > 100000) {
+			if (strnum_u64(optarg, 10, 1, 100000, &v) < 0) {
 				fprintf(stderr, "loom verify: --max-msgs '%s': want 1-100000\n", optarg);
 				return 2;
 			}
+			a->max_msgs = (unsigned)v;
 			break;
 		case 'a':
 			a->acyclic = true;

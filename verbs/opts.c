@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/strnum.h"
 #include "verbs/opts.h"
 
 const char *const vop_name[_OP_MAX] = {
@@ -62,19 +63,6 @@ void opts_usage(FILE *f)
 	      "Exit status: 0 all ran and verified, 1 a test failed or data did not match,\n"
 	      "2 could not run (no device, port down, peer unreachable, bad options).\n",
 	      f);
-}
-
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-
-	if (!s || !*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	if (errno || *end)
-		return -EINVAL;
-	return 0;
 }
 
 static int parse_size(const char *s, size_t *v)
@@ -214,11 +202,11 @@ int opts_parse_fault(const char *s, struct vfault *f)
 		if (k != FAULT_CORRUPT)
 			return -EINVAL;
 		*off++ = 0;
-		if (parse_u64(off, &u) < 0 || u > INT64_MAX)
+		if (strnum_u64(off, 0, 0, INT64_MAX, &u) < 0)
 			return -EINVAL;
 		nf.off = (int64_t)u;
 	}
-	if (parse_u64(msg, &nf.msg) < 0)
+	if (strnum_u64(msg, 0, 0, UINT64_MAX, &nf.msg) < 0)
 		return -EINVAL;
 	*f = nf;
 	return 0;
@@ -262,7 +250,7 @@ static const struct option longopts[] = {
 static int num_opt(const char *name, const char *arg, uint64_t lo, uint64_t hi, uint64_t *v,
 		   FILE *err)
 {
-	if (parse_u64(arg, v) < 0 || *v < lo || *v > hi) {
+	if (strnum_u64(arg, 0, lo, hi, v) < 0) {
 		fprintf(err, "loom-verbs: %s \"%s\": want a number from %" PRIu64 " to %" PRIu64
 			"\n", name, arg, lo, hi);
 		return -EINVAL;
@@ -296,7 +284,7 @@ static void opts_default(struct vopts *o)
 static int opts_one(struct vopts *o, int c, const char *arg, FILE *err)
 {
 	char why[192];
-	uint64_t v;
+	uint64_t v = 0; /* what a refused number leaves in o: o is not used then */
 	int r = 0;
 
 	switch (c) {

@@ -3,9 +3,11 @@
  * DOC: verbs/ — loom-verbs, the libibverbs data-path validator. Only this folder links
  * libibverbs. Data flows: options -> device -> per-case resources -> timed run ->
  * verification (never timed) -> output.
+ *   opts.h     this header: options, operations, modes, exit codes (no libibverbs)
+ *   verbs.h    what the files that need libibverbs share (devices, QPs, cases)
  *   opts.c     command line: options, size/test lists, --help (no libibverbs)
- *   pattern.c  per-message seeded byte pattern, fill and check (no libibverbs)
- *   stats.c    latency percentiles, bandwidth (no libibverbs)
+ *   pattern.c  per-message seeded byte pattern, fill and check (pattern.h; no libibverbs)
+ *   stats.c    latency percentiles, bandwidth (stats.h; no libibverbs)
  *   dev.c      device, port and GID selection, PD
  *   qp.c       CQ, SRQ, QPs and the RESET->INIT->RTR->RTS walk, address handles
  *   ends.c     one side of a test case: QPs, buffer region, MR (registration timed)
@@ -18,7 +20,7 @@
  *   pingpong.c --pingpong: echoed messages, half round trips as perftest's *_lat
  *   out.c      text table and JSON
  *   compare.c  --compare-opts: what inline, signaling, batching and SRQ buy
- *   path.c     SA PathRecord (SL, MTU) through libibumad, for InfiniBand links
+ *   path.c     SA PathRecord (SL, MTU) through libibumad, for InfiniBand links (path.h)
  *   main.c     modes loopback, server, client; exit codes
  */
 #ifndef LOOM_VERBS_OPTS_H

@@ -99,11 +99,13 @@ assert abs(a['max'] - a['ideal']) < 1e-9, a
 	tap_check "$name: the tables are not empty" test "$(grep -c '^0x' "$tmp/$name.dry")" -gt 10
 done
 
-# Not a tree: refused, never routed some other way.
+# Not a tree, and no fallback asked for: refused, never routed some other way.
+# (With the default fallback, routing_fallback_test.sh shows vlayered taking over.)
 torus=$topos/torus2d-4x4.topo
 if sim_start torus "$torus"; then
 	rc=0
-	sim_run torus --timeout 120 "$LOOMD" --once --routing ftree --state-dir "$tmp/torus.state" \
+	sim_run torus --timeout 120 "$LOOMD" --once --routing ftree --fallback none \
+		--state-dir "$tmp/torus.state" \
 		>"$tmp/torus.log" 2>&1 || rc=$?
 	tap_check "torus: loomd --once --routing ftree fails (exit $rc)" test "$rc" -ne 0
 	tap_check "torus: ... and says why" grep -q 'routing (ftree): not a fat tree: ' "$tmp/torus.log"
@@ -115,7 +117,7 @@ else
 	tap_check "torus: simulator starts" false
 fi
 rc=0
-"$LOOM" route --engine ftree "$torus" >"$tmp/torus.out" 2>"$tmp/torus.err" || rc=$?
+"$LOOM" route --engine ftree --fallback none "$torus" >"$tmp/torus.out" 2>"$tmp/torus.err" || rc=$?
 tap_is "torus: loom route --engine ftree exits 2" "$rc" 2
 tap_check "torus: ... says it is not a fat tree" \
 	grep -q 'ftree cannot route it: not a fat tree: "' "$tmp/torus.err"

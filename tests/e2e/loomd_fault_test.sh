@@ -86,12 +86,22 @@ if sim_start d "$topo"; then
 	lfts_check "daemon, link down" d
 	got=$(sim_links d | awk -F'\t' -v s="$sw" -v p="$port" '$1 == s && $2 == p { print $3 "/" $5 }')
 	tap_is "daemon, link down: iblinkinfo shows $sw port $port down, no peer" "$got" "Down/-"
+	# The event by name: both ends, as the topology file has them (the leaf's end from it).
+	peer=$(sim_topo_links "$topo" | awk -F'\t' -v s="$sw" -v p="$port" '$1 == s && $2 == p { print $3 "\t" $4 }')
+	psw=${peer%%$'\t'*} pport=${peer##*$'\t'}
+	ends="\"$psw\" port $pport <-> switch 0x[0-9a-f]* \"$sw\" port $port|\"$sw\" port $port <-> switch 0x[0-9a-f]* \"$psw\" port $pport"
+	tap_check "daemon, link down: the log names it, both ends" \
+		grep -qE "event: link down: switch 0x[0-9a-f]{16} ($ends)\$" "$tmp/daemon.log" ||
+		tap_diag "$(grep 'event' "$tmp/daemon.log")"
 	n=$(heavy_up)
 	tap_check "daemon: ReLink \"$sw\"[$port]" sim_console d "ReLink \"$sw\"[$port]"
 	tap_check "daemon: a heavy sweep reaches SUBNET UP within two sweep intervals" wait_resweep "$n"
 	lfts_check "daemon, link back" d
 	bad=$(sim_links d | awk -F'\t' '$5 != "-" && $3 != "Active"' | wc -l)
 	tap_is "daemon, link back: every linked port is Active again (iblinkinfo)" "$bad" 0
+	tap_check "daemon, link back: the log names it, both ends" \
+		grep -qE "event: link up: switch 0x[0-9a-f]{16} ($ends)\$" "$tmp/daemon.log"
+	tap_is "daemon: no other event was named" "$(grep -c 'event: ' "$tmp/daemon.log")" 2
 	grep 'sweep' "$tmp/daemon.log" | while read -r l; do tap_diag "$l"; done
 	sim_signal d TERM
 	rc=0

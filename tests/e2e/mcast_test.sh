@@ -9,6 +9,7 @@
 #    else (no port facing a non-member, no branch that leads to no member);
 #  - loomd: a send-only member's port is not in the mask (OpenSM puts it
 #    in; IBA 15.2.5.17 says a send-only member does not receive);
+#  - saquery -m: members' PortGIDs and JoinStates only with the SM_Key;
 #  - leave removes that port; the last full member's leave deletes the group
 #    and clears its entries; a join to a partition's group the port is not
 #    in, and a create by a non-member, are refused;
@@ -183,6 +184,16 @@ join l h00017 --state non "$G" && ok=$((ok + 1))
 tap_is "loomd: 4 more joins answered with the group's MLID" "$ok" 4
 SIM_RMPP=1 sim_run l saquery -g >"$tmp/g" 2>&1
 tap_check "loomd: saquery -g lists $G" grep -q "$G" "$tmp/g"
+# Who is in a group, and how: only a request with the SM_Key (loom.yaml's default, 1)
+# learns it; others see PortGID and JoinState zero (IBA 15.2.5.17).
+SIM_RMPP=1 sim_run l --host h00005 saquery -m >"$tmp/m0" 2>&1
+tap_check "loomd: saquery -m without the SM_Key: records, no member's PortGid" \
+	awk '/PortGid/ { n++; if ($0 !~ /\.::$/) bad++ } END { exit !(n > 0 && !bad) }' "$tmp/m0"
+tap_check "loomd: ... and no JoinState" \
+	awk '/ScopeState/ && $0 !~ /0x[0-9a-fA-F]0$/ { bad++ } END { exit bad > 0 }' "$tmp/m0"
+SIM_RMPP=1 sim_run l --host h00005 saquery --smkey 1 -m "$lm" >"$tmp/m1" 2>&1
+tap_is "loomd: saquery --smkey 1 -m $lm: the 5 members" \
+	"$(grep -c 'PortGid.*fe80:.*(h000\(01\|05\|09\|13\|17\))' "$tmp/m1")" 5
 tap_check "loomd: dump_mfts: MLID $lm is a tree to h00001,5,9,17 and h00013's switch, nothing else" \
 	until_tree l "$lm" "h00001 h00005 h00009 h00017" "h00013"
 tap_diag "$(tr '\t' ' ' <"$tmp/marked" | paste -sd, -)"

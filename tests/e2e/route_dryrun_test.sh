@@ -48,11 +48,13 @@ for run in "${runs[@]}"; do
 done
 
 # --check's verdicts, and the file the issue calls for.
-"$LOOM" route --check "$topos/ft2-k8.topo" >/dev/null 2>"$tmp/check.err"
+"$LOOM" route --engine minhop --check "$topos/ft2-k8.topo" >/dev/null 2>"$tmp/check.err"
 tap_is "loom route --check on a fat tree (min-hop): exit 0" "$?" 0
-"$LOOM" route --check "$topos/torus2d-4x4.topo" >/dev/null 2>"$tmp/check.err"
+"$LOOM" route --engine minhop --check "$topos/torus2d-4x4.topo" >/dev/null 2>"$tmp/check.err"
 tap_is "loom route --check on a torus (min-hop has credit loops): exit 1" "$?" 1
 tap_check "... and says so" grep -q 'credit loops (one VL): yes' "$tmp/check.err"
+"$LOOM" route --check "$topos/torus2d-4x4.topo" >/dev/null 2>"$tmp/auto.err"
+tap_is "loom route --check on a torus with the default engines (auto: vlayered): exit 0" "$?" 0
 "$LOOM" route --json "$topos/ft2-k8.topo" >"$tmp/r.json" 2>/dev/null
 tap_check "loom route --json is JSON with the report's fields" python3 -c "
 import json, sys

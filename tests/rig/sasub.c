@@ -22,7 +22,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -30,73 +29,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
-#include <infiniband/umad.h>
-#include <iba/ib_types.h>
+#include "tests/rig/sa_client.h"
 
-#define SA_QKEY 0x80010000u
-#define SA_CLASS_VERSION 2
+#define USAGE "usage: sasub [--ca NAME] [--port N] [--trap N] [--timeout MS] [--wait MS]\n" \
+	      "             [--no-wait | --unsubscribe] [--issm]\n"
 
 struct args {
-	const char *ca;
-	int port;
+	struct sa_client_opts co;
 	uint16_t trap;
-	int timeout_ms, wait_ms;
+	int wait_ms;
 	bool no_wait, unsubscribe, issm;
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: sasub [--ca NAME] [--port N] [--trap N] [--timeout MS] [--wait MS]\n"
-		   "             [--no-wait | --unsubscribe] [--issm]\n");
-}
-
-static int parse_args(int argc, char **argv, struct args *a)
-{
-	static const struct option opts[] = {
-		{ "ca", required_argument, NULL, 'C' },	     { "port", required_argument, NULL, 'P' },
-		{ "trap", required_argument, NULL, 'T' },    { "timeout", required_argument, NULL, 't' },
-		{ "wait", required_argument, NULL, 'w' },    { "no-wait", no_argument, NULL, 'n' },
-		{ "unsubscribe", no_argument, NULL, 'u' },   { "issm", no_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'C': a->ca = optarg; break;
-		case 'P': a->port = atoi(optarg); break;
-		case 'T': a->trap = (uint16_t)strtoul(optarg, NULL, 0); break;
-		case 't': a->timeout_ms = atoi(optarg); break;
-		case 'w': a->wait_ms = atoi(optarg); break;
-		case 'n': a->no_wait = true; break;
-		case 'u': a->unsubscribe = true; break;
-		case 'S': a->issm = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr);
-		return -1;
-	}
-	return 0;
-}
+/* Its own options; --ca, --port, --timeout and --help are sa_client_parse's. */
+static const struct option opts[] = {
+	{ "trap", required_argument, NULL, 'T' }, { "wait", required_argument, NULL, 'w' },
+	{ "no-wait", no_argument, NULL, 'n' },	  { "unsubscribe", no_argument, NULL, 'u' },
+	{ "issm", no_argument, NULL, 'S' },	  {}
+};
 
 /* The InformInfo Set: generic traps a->trap from any issuer, to our QP1. */
-static void build(const struct args *a, ib_sa_mad_t *m)
+static size_t build(const struct args *a, struct sa_client *c)
 {
+	ib_sa_mad_t *m = sa_client_req(c, IB_MAD_METHOD_SET, IB_MAD_ATTR_INFORM_INFO,
+				       sa_client_tid());
 	ib_inform_info_t *ii = (ib_inform_info_t *)m->data;
 
-	memset(m, 0, sizeof(*m));
-	m->base_ver = 1;
-	m->mgmt_class = IB_MCLASS_SUBN_ADM;
-	m->class_ver = SA_CLASS_VERSION;
-	m->method = IB_MAD_METHOD_SET;
-	m->trans_id = cl_hton64(((uint64_t)getpid() << 32) | (uint32_t)time(NULL));
-	m->attr_id = IB_MAD_ATTR_INFORM_INFO;
 	ii->lid_range_begin = cl_hton16(0xffff); /* every issuer */
 	ii->is_generic = 1;
 	ii->subscribe = a->unsubscribe ? 0 : 1;
@@ -106,6 +65,7 @@ static void build(const struct args *a, ib_sa_mad_t *m)
 	ii->g_or_v.generic.qpn_resp_time_val = cl_hton32(1u << 8 | 18);
 	ii->g_or_v.generic.node_type_msb = 0xff; /* any producer */
 	ii->g_or_v.generic.node_type_lsb = cl_hton16(0xffff);
+	return sizeof(*m);
 }
 
 static long elapsed_ms(const struct timespec *t0)
@@ -134,124 +94,83 @@ static void print_report(const ib_sa_mad_t *m, uint16_t slid)
 }
 
 /* Answer a Report: ReportResp, same TID and Notice, back to the sender's QP1. */
-static void report_resp(int fd, int agent, void *umad, int pki)
+static void report_resp(struct sa_client *c)
 {
-	ib_sa_mad_t *m = umad_get_mad(umad);
-	ib_mad_addr_t *addr = umad_get_mad_addr(umad);
+	ib_sa_mad_t *m = sa_client_mad(c);
+	ib_mad_addr_t *addr = umad_get_mad_addr(c->umad);
 	uint16_t lid = cl_ntoh16(addr->lid);
 
 	m->method = IB_MAD_METHOD_REPORT_RESP;
 	m->status = 0;
-	umad_set_addr(umad, lid, 1, addr->sl, SA_QKEY);
-	umad_set_pkey(umad, pki);
-	if (umad_send(fd, agent, umad, sizeof(*m), 0, 0) < 0)
+	umad_set_addr(c->umad, lid, 1, addr->sl, SA_CLIENT_QKEY);
+	umad_set_pkey(c->umad, c->pki);
+	if (umad_send(c->fd, c->agent, c->umad, sizeof(*m), 0, 0) < 0)
 		fprintf(stderr, "sasub: ReportResp to LID %u: %s\n", lid, strerror(errno));
 }
 
 /* Wait for a Report; everything else that arrives is skipped. 0, or 3 on timeout. */
-static int wait_report(const struct args *a, int fd, int agent, void *umad, int pki)
+static int wait_report(const struct args *a, struct sa_client *c)
 {
 	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		ib_sa_mad_t *m = umad_get_mad(umad);
+		ib_sa_mad_t *m = sa_client_mad(c);
 		long left = a->wait_ms - elapsed_ms(&t0);
 		int len = sizeof(*m);
 
 		if (left <= 0)
 			return 3;
-		if (umad_recv(fd, umad, &len, (int)left) < 0 || umad_status(umad))
+		if (umad_recv(c->fd, c->umad, &len, (int)left) < 0 || umad_status(c->umad))
 			continue;
 		if (m->mgmt_class != IB_MCLASS_SUBN_ADM || m->method != IB_MAD_METHOD_REPORT ||
 		    m->attr_id != IB_MAD_ATTR_NOTICE)
 			continue;
-		print_report(m, cl_ntoh16(umad_get_mad_addr(umad)->lid));
-		report_resp(fd, agent, umad, pki);
+		print_report(m, cl_ntoh16(umad_get_mad_addr(c->umad)->lid));
+		report_resp(c);
 		return 0;
 	}
 }
 
+static int opt(int c, void *arg)
+{
+	struct args *a = arg;
+
+	switch (c) {
+	case 'T': a->trap = (uint16_t)strtoul(optarg, NULL, 0); break;
+	case 'w': a->wait_ms = atoi(optarg); break;
+	case 'n': a->no_wait = true; break;
+	case 'u': a->unsubscribe = true; break;
+	case 'S': a->issm = true; break;
+	}
+	return 0;
+}
+
+static const struct sa_client_cli cli = { USAGE, opts, opt, 0 };
+
 int main(int argc, char **argv)
 {
-	struct args a = { .port = 0, .trap = 0xffff, .timeout_ms = 2000, .wait_ms = 30000 };
+	struct args a = { .co = { .timeout_ms = 2000 }, .trap = 0xffff, .wait_ms = 30000 };
 	long mask[16 / sizeof(long)] = { 0 };
-	umad_port_t port;
-	void *umad;
-	ib_sa_mad_t *m;
-	int fd, agent, len, status, pki = 0;
+	struct sa_client c;
+	int status;
 
-	if (parse_args(argc, argv, &a) < 0)
+	if (sa_client_parse(&cli, argc, argv, &a.co, &a) < 0)
 		return 2;
-	if (umad_init() < 0 || umad_get_port(a.ca, a.port, &port) < 0) {
-		fprintf(stderr, "sasub: cannot open %s port %d: is the CA there?\n",
-			a.ca ? a.ca : "(first CA)", a.port);
-		return 2;
-	}
-	for (int i = 0; i < (int)port.pkeys_size; i++)
-		if ((port.pkeys[i] & 0x7fff) == 0x7fff) {
-			pki = i;
-			break;
-		}
 	/* Unsolicited Reports reach only an agent that registered for the method. */
 	mask[IB_MAD_METHOD_REPORT / (8 * sizeof(long))] |=
 		1L << (IB_MAD_METHOD_REPORT % (8 * sizeof(long)));
-	if (a.issm) {
-		char path[256];
-
-		if (umad_get_issm_path(port.ca_name, port.portnum, path, sizeof(path)) < 0 ||
-		    open(path, O_RDWR) < 0) {
-			fprintf(stderr, "sasub: %s port %d: cannot hold issm\n", port.ca_name,
-				port.portnum);
-			return 2;
-		}
-	}
-	fd = umad_open_port(port.ca_name, port.portnum);
-	/*
-	 * Holding issm makes the port an SM's (CapabilityMask IsSM): an SM may
-	 * send it SMInfo, and umad2sim crashes on a MAD no agent takes. Agents
-	 * for both SMP classes take them; they are read and ignored.
-	 */
-	if (a.issm && fd >= 0 && (umad_register(fd, IB_MCLASS_SUBN_LID, 1, 0, NULL) < 0 ||
-				  umad_register(fd, IB_MCLASS_SUBN_DIR, 1, 0, NULL) < 0)) {
-		fprintf(stderr, "sasub: %s port %d: cannot register SMP agents\n", port.ca_name,
-			port.portnum);
-		return 2;
-	}
-	agent = fd < 0 ? -1 : umad_register(fd, IB_MCLASS_SUBN_ADM, SA_CLASS_VERSION, 0, mask);
-	umad = umad_alloc(1, umad_size() + sizeof(ib_sa_mad_t));
-	if (fd < 0 || agent < 0 || !umad) {
-		fprintf(stderr, "sasub: %s port %d: cannot register an SA client\n", port.ca_name,
-			port.portnum);
-		return 2;
-	}
-	m = umad_get_mad(umad);
-	build(&a, m);
-	umad_set_addr(umad, port.sm_lid, 1, 0, SA_QKEY);
-	umad_set_pkey(umad, pki);
-	if (umad_send(fd, agent, umad, sizeof(*m), a.timeout_ms, 2) < 0) {
-		fprintf(stderr, "sasub: send to the SA (LID %u): %s\n", port.sm_lid, strerror(errno));
-		return 2;
-	}
-	for (;;) {
-		len = sizeof(*m);
-		if (umad_recv(fd, umad, &len, a.timeout_ms * 3) < 0 || umad_status(umad)) {
-			fprintf(stderr, "sasub: no answer from the SA at LID %u\n", port.sm_lid);
-			return 2;
-		}
-		if (m->method == IB_MAD_METHOD_GET_RESP)
-			break; /* a Report before the answer is possible but not wanted here */
-	}
-	status = cl_ntoh16(m->status);
-	if (status) {
-		fprintf(stderr, "sasub: the SA answered status 0x%04x\n", status);
-		return 1;
-	}
+	status = sa_client_open(&c, "sasub", &a.co,
+				&(struct sa_client_how){ .issm = a.issm, .methods = mask });
+	if (!status)
+		status = sa_client_ask(&c, build(&a, &c), IB_MAD_METHOD_GET_RESP, NULL);
+	if (status)
+		return status;
 	printf("%s trap 0x%04x\n", a.unsubscribe ? "unsubscribed" : "subscribed", a.trap);
 	fflush(stdout);
-	status = a.unsubscribe || a.no_wait ? 0 : wait_report(&a, fd, agent, umad, pki);
+	status = a.unsubscribe || a.no_wait ? 0 : wait_report(&a, &c);
 	if (status == 3)
 		fprintf(stderr, "sasub: no Report within %d ms\n", a.wait_ms);
-	umad_release_port(&port);
+	sa_client_close(&c);
 	return status;
 }

@@ -4,7 +4,8 @@
 
 /*
  * DOC: tests/unit/lid_fixture.c — what the LID manager's tests share
- * (lid_test: assignment, lid_file_test: the guid2lid file): a scratch
+ * (lid_test: assignment, lid_limits_test: assignment at its limits,
+ * lid_file_test: the guid2lid file): a scratch
  * directory per test, map helpers, and the independent judge of the LIDs
  * in a model. Every helper fails the running cmocka test on an error.
  */
@@ -43,5 +44,22 @@ bool lfx_bearing(const struct subnet *sn, uint32_t pi);
 uint32_t lfx_check_lids(const struct subnet *sn, uint8_t lmc, uint32_t *missing);
 /* Every port's LID and LMC to 0. */
 void lfx_zero_lids(struct subnet *sn);
+
+/* The port of b that is port pi of a (same node GUID, same number), or SUBNET_NONE. */
+uint32_t lfx_same_port(const struct subnet *a, uint32_t pi, const struct subnet *b);
+/* Every port of a that b has too has the same LIDs in b. Returns how many were compared. */
+uint32_t lfx_same_lids(const struct subnet *a, const struct subnet *b);
+/*
+ * A copy of sn with its nodes in reverse order (or as they are), without the
+ * node whose GUID is skip. Port GUIDs (duplicates too), links and the
+ * model's LIDs come along.
+ */
+struct subnet *lfx_copy_model(const struct subnet *sn, bool reverse, uint64_t skip);
+/*
+ * nsw switches of nports ports, each with ca_per_sw one-port CAs on ports
+ * 1..ca_per_sw. Switch GUIDs from 0x10, CA GUIDs from 0x100000 (port GUID
+ * = node GUID + 1).
+ */
+struct subnet *lfx_synth(uint32_t nsw, uint8_t nports, uint32_t ca_per_sw);
 
 #endif

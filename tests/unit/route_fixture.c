@@ -293,3 +293,30 @@ void rfx_ft2_lmc_spread(const char *engine, void (*lids)(struct subnet *sn, uint
 	route_out_free(&out);
 	subnet_free(sn);
 }
+
+const char rfx_two_sw[] = "Hca 1 \"h1\"\n[1] \"s1\"[1]\n"
+			  "Switch 4 \"s1\"\n[1] \"h1\"[1]\n[2] \"s2\"[3]\n"
+			  "Switch 4 \"s2\"\n[3] \"s1\"[2]\n[1] \"h2\"[1]\n"
+			  "Hca 1 \"h2\"\n[1] \"s2\"[1]\n";
+
+struct subnet *rfx_minhop(const char *name, uint8_t lmc, struct route_out *out)
+{
+	struct subnet *sn = rfx_load(name);
+
+	rfx_lids_in_order(sn, lmc);
+	assert_int_equal(rfx_route_lmc("minhop", sn, lmc, out, NULL), 0);
+	return sn;
+}
+
+bool rfx_diag_has(const struct diag *d, const char *a, const char *b)
+{
+	for (unsigned i = 0; i < d->n; i++)
+		if (strstr(d->msg[i], a) && (!b || strstr(d->msg[i], b)))
+			return true;
+	return false;
+}
+
+uint8_t *rfx_entry(const struct subnet *sn, struct route_out *out, const char *sw, uint32_t lid)
+{
+	return &route_lft(out, out->sw_index[subnet_find_name(sn, sw)])[lid];
+}

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/diag.h"
 #include "routing/check.h"
 #include "routing/route.h"
 #include "model/subnet.h"
@@ -31,6 +32,10 @@ struct subnet *rfx_load_path(const char *path);
 struct subnet *rfx_load(const char *name);
 /* A topology given as text (NUL-terminated). */
 struct subnet *rfx_read(const char *text);
+/* Two switches in a row, host h1 on s1 port 1, h2 on s2 port 1 (s1 port 2 - s2 port 3). */
+extern const char rfx_two_sw[];
+/* A bundled topology by file name with rfx_lids_in_order LIDs, routed by min-hop into *out. */
+struct subnet *rfx_minhop(const char *name, uint8_t lmc, struct route_out *out);
 /* A bundled topology with its node blocks in reverse order, as text to free()
  * (the files give every GUID, so the fabric is the same). */
 char *rfx_reversed(const char *name);
@@ -64,7 +69,13 @@ void rfx_judge(const struct subnet *sn, const struct route_out *out, struct chec
 void rfx_same_rows(const struct subnet *a, const struct route_out *ra, const struct subnet *b,
 		   const struct route_out *rb);
 
+/* Does one of d's messages hold a (and b, unless NULL)? */
+bool rfx_diag_has(const struct diag *d, const char *a, const char *b);
+
 /* ---- walking the tables ------------------------------------------------- */
+
+/* The LFT entry of switch sw (by name) for lid. */
+uint8_t *rfx_entry(const struct subnet *sn, struct route_out *out, const char *sw, uint32_t lid);
 
 /* Does switch node sw have a CA on some port (a leaf)? */
 bool rfx_has_ca(const struct subnet *sn, uint32_t sw);

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "config/config.h"
 #include "routing/lft_text.h"
 #include "routing/route.h"
 #include "model/subnet.h"
@@ -419,6 +420,12 @@ static void test_registry(void **state)
 	assert_string_equal(route_engine_find("minhop")->name, "minhop");
 	assert_null(route_engine_find("nope"));
 	assert_null(route_engine_find(""));
+	/* One list of names: the registry is loom.yaml's, engine for engine, in order. */
+	assert_int_equal(n, _CONFIG_ENGINE_MAX);
+	for (size_t i = 0; i < n; i++) {
+		assert_non_null(list[i]);
+		assert_string_equal(list[i]->name, config_engine_name((enum config_engine)i));
+	}
 }
 
 int main(void)

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 #include <iba/ib_types.h>
 
-#include "sa/sa_priv.h"
+#include "tests/unit/sa_fixture.h"
 
 #define SR 0x0031
 #define M_SID (1ULL << 0)
@@ -30,96 +30,27 @@
 #define M_SNAME (1ULL << 6)
 #define M_SDATA8_1 (1ULL << 8)
 #define M_REG (M_SID | M_SGID | M_SLEASE | M_SKEY | M_SNAME)
-#define SM_KEY 0x5151515151515151ULL
-
-struct fab {
-	struct subnet *sn;
-	struct disc_live live;
-	struct sa_src src;
-	struct sa_services svc;
-	uint32_t sw, ca1, ca2; /* node indices */
-	/* partitions, for the P_Key tests */
-	uint32_t off[16];
-	uint16_t key[16];
-	struct pkey_plan pl;
-};
-
-/* A switch (LID 1) with CA h1 (LID 2, GUID 0x201) on port 1 and h2 (LID 3, 0x301) on port 2. */
-static int setup(void **state)
-{
-	struct fab *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	assert_int_equal(subnet_new(&f->sn), 0);
-	assert_int_equal(subnet_add_node(f->sn, NODE_SWITCH, 4, 0x100, "sw", "sw", &f->sw), 0);
-	assert_int_equal(subnet_add_node(f->sn, NODE_CA, 1, 0x200, "h1", "h1 HCA-1", &f->ca1), 0);
-	assert_int_equal(subnet_add_node(f->sn, NODE_CA, 1, 0x300, "h2", "h2 HCA-1", &f->ca2), 0);
-	assert_int_equal(subnet_link(f->sn, subnet_port_idx(f->sn, f->sw, 1),
-				     subnet_port_idx(f->sn, f->ca1, 1)), 0);
-	assert_int_equal(subnet_link(f->sn, subnet_port_idx(f->sn, f->sw, 2),
-				     subnet_port_idx(f->sn, f->ca2, 1)), 0);
-	f->sn->port[subnet_port_idx(f->sn, f->sw, 0)].lid = 1;
-	f->sn->port[subnet_port_idx(f->sn, f->ca1, 1)].lid = 2;
-	f->sn->port[subnet_port_idx(f->sn, f->ca2, 1)].lid = 3;
-	f->live.node = calloc(f->sn->n_nodes, sizeof(*f->live.node));
-	f->live.port = calloc(f->sn->n_ports, sizeof(*f->live.port));
-	f->src = (struct sa_src){ .sn = f->sn, .live = &f->live, .svc = &f->svc,
-				  .sm_port = subnet_port_idx(f->sn, f->ca1, 1),
-				  .sm = { .guid = 0x201, .sm_key = SM_KEY, .priority = 5, .state = 3 },
-				  .now_ms = 1000 };
-	assert_int_equal(sa_src_index(&f->src), 0);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fab *f = *state;
-
-	sa_services_free(&f->svc);
-	sa_src_free(&f->src);
-	disc_live_free(&f->live);
-	subnet_free(f->sn);
-	free(f);
-	return 0;
-}
 
 /* Partitions: everyone holds the default; h1 and the switch also 0x8001, h2 0x8002. */
-static void partitions(struct fab *f)
+static void partitions(struct sa_fab *f)
 {
-	uint32_t n = 0, sw0 = subnet_port_idx(f->sn, f->sw, 0);
-	uint32_t h1 = subnet_port_idx(f->sn, f->ca1, 1), h2 = subnet_port_idx(f->sn, f->ca2, 1);
+	const struct sa_fix_pkeys pk[] = {
+		{ sa_fix_port(f, f->sw1, 0), { 0xffff, 0x8001 } },
+		{ sa_fix_port(f, f->h1, 1), { 0xffff, 0x8001 } },
+		{ sa_fix_port(f, f->h2, 1), { 0xffff, 0x8002 } },
+	};
 
-	for (uint32_t p = 0; p < f->sn->n_ports; p++) {
-		f->off[p] = n;
-		if (p == sw0 || p == h1 || p == h2)
-			f->key[n++] = 0xffff;
-		if (p == sw0 || p == h1)
-			f->key[n++] = 0x8001;
-		else if (p == h2)
-			f->key[n++] = 0x8002;
-	}
-	f->off[f->sn->n_ports] = n;
-	f->pl = (struct pkey_plan){ .off = f->off, .key = f->key };
-	f->src.pkeys = &f->pl;
+	sa_fix_partitions(f, &f->src, pk, 3);
 }
 
 /* A ServiceRecord request: method, mask, SM_Key; the record goes in with svc(). */
 static ib_service_record_t *req(uint8_t mad[MAD_SIZE], uint8_t method, uint64_t mask,
 				uint64_t sm_key)
 {
-	ib_sa_mad_t *m = (ib_sa_mad_t *)mad;
+	ib_service_record_t *r = sa_fix_req(mad, method, SR, mask);
 
-	memset(mad, 0, MAD_SIZE);
-	m->base_ver = 1;
-	m->mgmt_class = IB_MCLASS_SUBN_ADM;
-	m->class_ver = 2;
-	m->method = method;
-	m->trans_id = htobe64(0x5e5e);
-	m->attr_id = htobe16(SR);
-	m->sm_key = htobe64(sm_key);
-	m->comp_mask = htobe64(mask);
-	return (ib_service_record_t *)(mad + SA_HDR_SIZE);
+	sa_fix_key(mad, sm_key);
+	return r;
 }
 
 /* A service as osmtest registers one: id, the port guid's GID, P_Key, lease, key[0], name. */
@@ -136,19 +67,19 @@ static void svc(ib_service_record_t *r, uint64_t id, uint64_t guid, uint16_t pke
 	memcpy(r->service_name, name, strnlen(name, sizeof(r->service_name) - 1));
 }
 
+/* sa_answer's answer; n: the records in it. */
 struct ans {
 	int r;
 	uint16_t status;
-	size_t len, n; /* n: records in it */
+	size_t len, n;
 	uint8_t *out;
 };
 
 static struct ans ask_len(const struct sa_src *s, const uint8_t *mad, size_t len, uint16_t lid)
 {
-	struct mad_addr from = { .lid = lid, .qpn = 1, .agent = MAD_AGENT_SA };
-	struct ans a = { 0 };
+	struct sa_ans sa = sa_fix_ask(s, mad, len, lid, 0);
+	struct ans a = { .r = sa.r, .status = sa.status, .len = sa.len, .out = sa.out };
 
-	a.r = sa_answer(s, mad, len, &from, &a.out, &a.len, &a.status);
 	if (a.r == 0 && !a.status)
 		a.n = mad[3] == IB_MAD_METHOD_GETTABLE ? (a.len - SA_HDR_SIZE) / 176 : 1;
 	return a;
@@ -165,7 +96,7 @@ static const ib_service_record_t *rec(const struct ans *a, size_t i)
 }
 
 /* Register (from LID lid); the answer's status. */
-static uint16_t reg(struct fab *f, uint16_t lid, uint64_t mask, uint64_t id, uint64_t guid,
+static uint16_t reg(struct sa_fab *f, uint16_t lid, uint64_t mask, uint64_t id, uint64_t guid,
 		    uint16_t pkey, uint32_t lease, uint8_t key0, const char *name)
 {
 	uint8_t mad[MAD_SIZE];
@@ -179,7 +110,7 @@ static uint16_t reg(struct fab *f, uint16_t lid, uint64_t mask, uint64_t id, uin
 }
 
 /* How many records a GetTable with this template and mask gets (from h2, untrusted). */
-static size_t count(struct fab *f, uint64_t mask, uint64_t id, const char *name)
+static size_t count(struct sa_fab *f, uint64_t mask, uint64_t id, const char *name)
 {
 	uint8_t mad[MAD_SIZE];
 	struct ans a;
@@ -194,7 +125,7 @@ static size_t count(struct fab *f, uint64_t mask, uint64_t id, const char *name)
 
 static void test_register_get(void **state)
 {
-	struct fab *f = *state;
+	struct sa_fab *f = *state;
 	uint8_t mad[MAD_SIZE];
 	struct ans a;
 
@@ -259,7 +190,7 @@ static void test_register_get(void **state)
 
 static void test_data_and_replace(void **state)
 {
-	struct fab *f = *state;
+	struct sa_fab *f = *state;
 	uint8_t mad[MAD_SIZE];
 	ib_service_record_t *t;
 	struct ans a;
@@ -298,7 +229,7 @@ static void test_data_and_replace(void **state)
 
 static void test_delete(void **state)
 {
-	struct fab *f = *state;
+	struct sa_fab *f = *state;
 	uint8_t mad[MAD_SIZE];
 	struct ans a;
 
@@ -328,7 +259,7 @@ static void test_delete(void **state)
 
 static void test_lease(void **state)
 {
-	struct fab *f = *state;
+	struct sa_fab *f = *state;
 
 	f->src.now_ms = 1000;
 	assert_int_equal(reg(f, 2, M_REG, 0x40, 0x201, 0, 4, 0, "four"), 0);
@@ -361,7 +292,7 @@ static void test_lease(void **state)
 
 static void test_refused(void **state)
 {
-	struct fab *f = *state;
+	struct sa_fab *f = *state;
 	uint8_t mad[MAD_SIZE];
 	ib_service_record_t *t;
 	struct ans a;
@@ -395,7 +326,7 @@ static void test_refused(void **state)
 
 static void test_pkeys(void **state)
 {
-	struct fab *f = *state;
+	struct sa_fab *f = *state;
 	uint8_t mad[MAD_SIZE];
 	struct ans a;
 
@@ -426,7 +357,7 @@ static void test_pkeys(void **state)
 
 static void test_trusted(void **state)
 {
-	struct fab *f = *state;
+	struct sa_fab *f = *state;
 	uint8_t mad[MAD_SIZE];
 	ib_service_record_t *t;
 	struct ans a;
@@ -434,7 +365,7 @@ static void test_trusted(void **state)
 
 	for (int i = 0; i < 16; i++)
 		key[i] = (uint8_t)(i + 1);
-	t = req(mad, IB_MAD_METHOD_SET, M_REG, SM_KEY);
+	t = req(mad, IB_MAD_METHOD_SET, M_REG, SFX_SM_KEY);
 	svc(t, 0x70, 0x201, 0, 0xffffffff, 0, "keyed");
 	memcpy(t->service_key, key, 16);
 	/* A trusted Set (the SM_Key) is answered with the key. */
@@ -446,7 +377,7 @@ static void test_trusted(void **state)
 	for (int i = 0; i < 2; i++) {
 		static const uint8_t zero[16];
 
-		svc(req(mad, IB_MAD_METHOD_GET, M_SNAME, i ? SM_KEY : 0), 0, 0, 0, 0, 0, "keyed");
+		svc(req(mad, IB_MAD_METHOD_GET, M_SNAME, i ? SFX_SM_KEY : 0), 0, 0, 0, 0, 0, "keyed");
 		a = ask(&f->src, mad, 3);
 		assert_int_equal(a.status, 0);
 		assert_memory_equal(rec(&a, 0)->service_key, i ? key : zero, 16);
@@ -477,7 +408,7 @@ static void test_trusted(void **state)
 
 static void test_drop_port(void **state)
 {
-	struct fab *f = *state;
+	struct sa_fab *f = *state;
 
 	assert_int_equal(reg(f, 2, M_REG, 0x80, 0x201, 0, 0xffffffff, 0, "h1.a"), 0);
 	assert_int_equal(reg(f, 3, M_REG, 0x81, 0x301, 0, 0xffffffff, 0, "h2.a"), 0);
@@ -491,7 +422,7 @@ static void test_drop_port(void **state)
 /* Any length, any bytes, any mask: an answer or -EPROTO, never a crash or a read past the end. */
 static void test_malformed(void **state)
 {
-	struct fab *f = *state;
+	struct sa_fab *f = *state;
 	uint8_t mad[MAD_SIZE];
 	static const uint8_t methods[] = { IB_MAD_METHOD_GET, IB_MAD_METHOD_GETTABLE,
 					   IB_MAD_METHOD_SET, IB_MAD_METHOD_DELETE, 0x14 };
@@ -537,15 +468,15 @@ static void test_malformed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_register_get, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_data_and_replace, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_delete, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lease, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pkeys, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_trusted, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_drop_port, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_register_get, sa_fix_services, sa_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_data_and_replace, sa_fix_services, sa_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_delete, sa_fix_services, sa_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_lease, sa_fix_services, sa_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_refused, sa_fix_services, sa_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_pkeys, sa_fix_services, sa_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_trusted, sa_fix_services, sa_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_drop_port, sa_fix_services, sa_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_malformed, sa_fix_services, sa_fix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Programming linear forwarding tables: SwitchInfo's LinearFDBTop, then each
+ * LFT block read (unless the switch never held one), sent only if it differs.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "fabric/prog_priv.h"
+
+static void send_block(struct prog *g, uint32_t s, uint32_t b)
+{
+	const uint8_t *want = route_lft(g->ro, s) + (size_t)b * SMP_LFT_BLOCK;
+	uint64_t guid = g->sn->node[g->ro->sw_node[s]].guid;
+	struct prog_lft *e = prog_cache_find(g->cache, guid);
+	uint32_t nlids = (uint32_t)g->ro->max_lid + 1;
+	struct smp_req r = { .method = SMP_SET, .attr_id = SMP_ATTR_LFT, .attr_mod = b };
+	size_t n = SMP_LFT_BLOCK;
+
+	if (e->known[b] && !memcmp(e->lft + (size_t)b * SMP_LFT_BLOCK, want,
+				   b * SMP_LFT_BLOCK + n <= nlids ? n : nlids - b * SMP_LFT_BLOCK))
+		return;
+	if (!prog_port_route(g, subnet_port_idx(g->sn, g->ro->sw_node[s], 0), &r))
+		return;
+	/* The last block may run past max_lid: those LIDs are dropped. */
+	memset(r.data, ROUTE_DROP, SMP_LFT_BLOCK);
+	if ((size_t)b * SMP_LFT_BLOCK + n > nlids)
+		n = nlids - (size_t)b * SMP_LFT_BLOCK;
+	memcpy(r.data, want, n);
+	e->known[b] = 0; /* until the switch acknowledges it */
+	g->rep->lft_blocks++;
+	prog_submit(g, &r, PREQ_LFT_SET, s, b, 0);
+}
+
+static void program_switch(struct prog *g, uint32_t s)
+{
+	uint32_t n = g->ro->sw_node[s];
+	struct disc_node *ln = &g->live->node[n];
+	uint32_t nblocks = (uint32_t)g->ro->max_lid / SMP_LFT_BLOCK + 1;
+	struct prog_lft *e = prog_cache_get(g->cache, g->sn->node[n].guid);
+	bool psc = ln->si.life_state & 0x04; /* IBA 14.2.5.4: PortStateChange */
+	struct smp_req r = { .method = SMP_SET, .attr_id = SMP_ATTR_SWITCH_INFO };
+
+	if (!e || prog_lft_size(e, nblocks * SMP_LFT_BLOCK) < 0) {
+		g->err = -ENOMEM;
+		return;
+	}
+	if (ln->si.lin_top != g->ro->max_lid || psc) {
+		if (prog_port_route(g, subnet_port_idx(g->sn, n, 0), &r)) {
+			smp_switch_info_set(ln->si_raw, g->ro->max_lid, psc, r.data);
+			g->rep->si_sets++;
+			prog_submit(g, &r, PREQ_SWITCH_INFO, s, 0, 0);
+		}
+	}
+	for (uint32_t b = 0; b < nblocks; b++) {
+		struct smp_req q = { .method = SMP_GET, .attr_id = SMP_ATTR_LFT, .attr_mod = b };
+
+		/*
+		 * A table we know (set it, or read it) is diffed; one we do not
+		 * is read first, unless LinearFDBTop 0 says nothing was ever
+		 * programmed: then every block is written without a read.
+		 */
+		if (e->known[b] || ln->si.lin_top == 0) {
+			send_block(g, s, b);
+			continue;
+		}
+		if (!prog_port_route(g, subnet_port_idx(g->sn, n, 0), &q))
+			continue;
+		g->rep->lft_reads++;
+		prog_submit(g, &q, PREQ_LFT_GET, s, b, 0);
+	}
+}
+
+void prog_lft_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
+{
+	uint64_t guid = g->sn->node[g->ro->sw_node[q->idx]].guid;
+	struct prog_lft *e = prog_cache_find(g->cache, guid);
+	uint8_t data[SMP_DATA_SIZE];
+
+	if (!e || smp_data(resp, len, data) < 0)
+		return;
+	memcpy(e->lft + (size_t)q->block * SMP_LFT_BLOCK, data, SMP_LFT_BLOCK);
+	e->known[q->block] = 1;
+	if (q->kind == PREQ_LFT_GET)
+		send_block(g, q->idx, q->block);
+}
+
+void prog_program_lfts(struct prog *g)
+{
+	for (uint32_t s = 0; s < g->ro->n_sw && !g->err; s++)
+		program_switch(g, s);
+}

@@ -1,0 +1,97 @@
+#!/bin/bash
+# An engine that refuses the fabric does not leave it down: the shipped
+# contrib/loom.yaml (routing: ftree) brings up a fat tree with ftree and a
+# torus and a random fabric with the engine after it (auto's: vlayered), says
+# in the log which engine refused, why, and which one routed; loom route says
+# the same, and its --json names both. The tables read back with dump_lfts
+# reach every pair with no loop, and equal the dry run's, whose channel
+# dependencies are acyclic on every VL the engine uses (one VL: checked on
+# the read-back itself). --fallback none keeps
+# the strict behaviour (ftree_test.sh). The same YAML gives the same tables
+# on every run: the choice depends on the fabric and the file only.
+set -uo pipefail
+srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+LOOMD=${LOOMD:-loomd}
+LOOM=${LOOM:-loom}
+. "$srcdir/tests/lib/sim.sh"
+tmp=$(mktemp -d)
+sim_trap_exit 'rm -rf "$tmp"'
+topos=$srcdir/tests/topologies
+yaml=$srcdir/contrib/loom.yaml
+
+i=0
+for run in "ft2-k8 ftree" "torus2d-4x4 vlayered" "random-16-d4 vlayered"; do
+	read -r name want <<<"$run"
+	topo=$topos/$name.topo
+	i=$((i + 1))
+	if ! sim_start "f$i" "$topo"; then
+		tap_check "$name: simulator starts" false
+		continue
+	fi
+	rc=0
+	sim_run "f$i" --timeout 120 "$LOOMD" --once -c "$yaml" --state-dir "$tmp/s$i" \
+		>"$tmp/$i.log" 2>&1 || rc=$?
+	tap_is "$name: loomd --once with contrib/loom.yaml exits 0" "$rc" 0 ||
+		tap_diag "$(tail -n 5 "$tmp/$i.log")"
+	tap_check "$name: loomd names the engines it will try" \
+		grep -q 'routing ftree,vlayered,updn, LMC' "$tmp/$i.log"
+	if [ "$want" = ftree ]; then
+		tap_check "$name: a fat tree: no engine refused it" \
+			bash -c "! grep -q 'refused by' '$tmp/$i.log'"
+	else
+		tap_check "$name: the log says ftree refused it, why, and that $want routed it" \
+			grep -q "routing: refused by ftree: not a fat tree: .*; routed with $want" "$tmp/$i.log" ||
+			tap_diag "$(grep routing "$tmp/$i.log")"
+	fi
+	sim_run "f$i" ibnetdiscover >"$tmp/$i.ibnd" 2>/dev/null
+	sim_run "f$i" dump_lfts >"$tmp/$i.lfts" 2>/dev/null
+	acyclic=
+	[ "$want" = ftree ] && acyclic=--acyclic # one VL: its CDG is the whole story
+	"$LOOM" verify $acyclic "$tmp/$i.ibnd" "$tmp/$i.lfts" >"$tmp/$i.verify" 2>&1
+	tap_is "$name: read-back tables reach every pair, no loop${acyclic:+, no credit loop}" "$?" 0 ||
+		tap_diag "$(tail -n 8 "$tmp/$i.verify")"
+	"$LOOM" route --engine ftree --json --guid2lid "$tmp/s$i/guid2lid" "$topo" \
+		>"$tmp/$i.json" 2>"$tmp/$i.err"
+	tap_check "$name: loom route --json: $want routed it, why the others refused, no credit loop on any VL" \
+		python3 -c "
+import json, sys
+r = json.load(open('$tmp/$i.json'))
+assert r['engine'] == '$want', r['engine']
+ref = [x['engine'] for x in r['refused']]
+assert ref == ([] if '$want' == 'ftree' else ['ftree']), ref
+assert all('not a fat tree' in x['why'] for x in r['refused']), r['refused']
+assert r['unreachable'] == 0 and r['loops'] == 0, r
+assert r['vls'] and all(v['acyclic'] for v in r['vls']), r['vls']
+"
+	"$LOOM" route --canon --engine ftree --guid2lid "$tmp/s$i/guid2lid" "$topo" >"$tmp/$i.dry" 2>/dev/null
+	"$LOOM" verify --normalize "$tmp/$i.ibnd" "$tmp/$i.lfts" >"$tmp/$i.fabric" 2>/dev/null
+	tap_check "$name: loom route prints the tables loomd programmed" \
+		diff -q "$tmp/$i.fabric" "$tmp/$i.dry"
+	# A second SM with the same file plans the same tables.
+	rc=0
+	sim_run "f$i" --timeout 120 "$LOOMD" --once -c "$yaml" --state-dir "$tmp/s$i" \
+		>"$tmp/$i.log2" 2>&1 || rc=$?
+	tap_check "$name: a second run sends no LFT block (the same choice, the same tables)" \
+		grep -q '(0 LFT blocks' "$tmp/$i.log2" || tap_diag "$(grep sweep "$tmp/$i.log2")"
+	sim_stop "f$i"
+done
+
+# The dry run alone, without a fabric: the same choice and words.
+"$LOOM" route --engine ftree "$topos/torus2d-4x4.topo" >/dev/null 2>"$tmp/dry.err"
+tap_is "loom route --engine ftree on a torus: exit 0 (vlayered routes it)" "$?" 0
+tap_check "... and says ftree refused it and vlayered routed it" \
+	grep -q 'refused by ftree: not a fat tree: .*; routed with vlayered' "$tmp/dry.err"
+"$LOOM" route --config "$yaml" "$topos/torus2d-4x4.topo" >/dev/null 2>"$tmp/conf.err"
+tap_is "loom route --config contrib/loom.yaml on a torus: exit 0" "$?" 0
+tap_check "... the file's engine (ftree) refused it, vlayered routed it" \
+	grep -q 'refused by ftree: not a fat tree: .*; routed with vlayered' "$tmp/conf.err"
+printf 'sm:\n  routing:\n    engine: ftree\n    fallback: none\n' >"$tmp/strict.yaml"
+"$LOOM" route --config "$tmp/strict.yaml" "$topos/torus2d-4x4.topo" >/dev/null 2>"$tmp/strict.err"
+tap_is "loom.yaml fallback: none: the torus is refused (exit 2)" "$?" 2
+"$LOOM" route --engine nosuch,ftree "$topos/ft2-k8.topo" >/dev/null 2>"$tmp/bad.err"
+tap_is "an unknown engine in the list: exit 1" "$?" 1
+tap_check "... naming it" grep -q "'nosuch': no such engine" "$tmp/bad.err"
+"$LOOM" route --engine auto --fallback none --json "$topos/ft2-k8.topo" 2>/dev/null >"$tmp/auto.json"
+tap_check "--engine auto on a fat tree: ftree" \
+	python3 -c "import json; assert json.load(open('$tmp/auto.json'))['engine'] == 'ftree'"
+tap_done
