@@ -13,6 +13,7 @@
 
 #include "lib/cleanup.h"
 #include "lib/json.h"
+#include "tools/health_prom.h"
 #include "tools/loom.h"
 #include "mad/txn.h"
 #include "mad/umad.h"
@@ -28,11 +29,11 @@ static void health_usage(FILE *f)
 {
 	fprintf(f, "usage: loom health [--only GROUPS] [--expect TOPOFILE] [--json] [--strict]\n"
 		   "                   [--threshold NAME=N]... [--threshold-file FILE]\n"
-		   "                   [--ca NAME] [--port N]\n"
+		   "                   [--prometheus FILE] [--ca NAME] [--port N]\n"
 		   "                   [--window N] [--timeout MS] [--retries N]\n\n"
-		   "Sweep the live fabric with directed-route SMPs, read every port's PortCounters,\n"
-		   "judge it and print a verdict, then one line per problem: node description,\n"
-		   "GUID, port, measured against expected.\n"
+		   "Sweep the live fabric with directed-route SMPs, read every port's\n"
+		   "PortCounters, judge it and print a verdict, then one line per problem: node\n"
+		   "description, GUID, port, measured against expected.\n"
 		   "Reads only; changes nothing.\n\n"
 		   "  --only GROUPS    comma-separated groups to check (default: all):\n"
 		   "                   links  port states, trained width and speed, MTU and VLs\n"
@@ -49,6 +50,9 @@ static void health_usage(FILE *f)
 		   "                   that the fabric does not have are reported (links group)\n"
 		   "  --json           every finding, machine-readable, on stdout\n"
 		   "  --strict         warnings count as problems (exit 1)\n"
+		   "  --prometheus FILE  also write the result for node_exporter's textfile\n"
+		   "                   collector (atomically): verdict, problems by group, and\n"
+		   "                   loom_port_up and every error counter of every port read\n"
 		   "  --ca NAME        the CA to send from (default: the first one)\n"
 		   "  --port N         its port (default: the first one)\n"
 		   "  --window N       SMPs in flight at once (default 16)\n"
@@ -61,7 +65,7 @@ static void health_usage(FILE *f)
 static int parse_uint(const char *s, unsigned max, unsigned *out);
 
 struct health_args {
-	const char *ca, *expect;
+	const char *ca, *expect, *prom;
 	unsigned port, groups;
 	bool json, strict;
 	struct txn_opts o;
@@ -127,6 +131,7 @@ static int parse_args(int argc, char **argv, struct health_args *a)
 		{ "strict", no_argument, NULL, 's' },
 		{ "threshold", required_argument, NULL, 'T' },
 		{ "threshold-file", required_argument, NULL, 'F' },
+		{ "prometheus", required_argument, NULL, 'P' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "retries", required_argument, NULL, 'r' },
@@ -141,6 +146,7 @@ static int parse_args(int argc, char **argv, struct health_args *a)
 		case 'p': r = parse_uint(optarg, 254, &a->port); break;
 		case 'o': r = health_groups_parse(optarg, &a->groups); break;
 		case 'e': a->expect = optarg; break;
+		case 'P': a->prom = optarg; break;
 		case 'j': a->json = true; break;
 		case 's': a->strict = true; break;
 		case 'T': r = parse_threshold(optarg, a->thresh); break;
@@ -284,6 +290,15 @@ static int report(const struct health_args *a, const struct subnet *sn, struct h
 	if (no_master(fs)) {
 		rc = EXIT_CANNOT;
 		verdict = "cannot check";
+	}
+	if (a->prom) {
+		int r = health_prom_write(a->prom, sn, in->pma, a->groups, fs, rc);
+
+		if (r < 0) {
+			fprintf(stderr, "loom health: --prometheus %s: cannot write: %s\n", a->prom,
+				strerror(-r));
+			rc = EXIT_CANNOT;
+		}
 	}
 	if (a->json) {
 		print_json(sn, verdict, a->groups, fs);

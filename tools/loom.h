@@ -12,6 +12,7 @@
  *   cmd_verify.c    loom verify: judge dump_lfts tables (routing/check.c)
  *   cmd_route.c     loom route: the dry run, tables loomd would program
  *   cmd_health.c    loom health: sweep the live fabric, print what fabric/health_* judge
+ *   health_prom.c   loom health --prometheus: node_exporter's textfile format (health_prom.h)
  *   check_print.c   the route-quality report, text and JSON, for verify and route
  *                   (check_print.h)
  *   topo_print.c    the outputs topo and discover share: counts, JSON, problem list

@@ -99,6 +99,23 @@ tap_check "every port ibqueryerrors flags, loom flags, and no other" \
 	diff -u "$tmp/iqe.ports" "$tmp/loom.ports"
 tap_is "the whole run: exit 1" "$hrc" 1
 
+# ---- --prometheus: node_exporter's textfile format ----------------------------------
+health prom --prometheus "$tmp/h.prom"
+tap_is "--prometheus: exit 1, the file written, no temporary file left" \
+	"$hrc $(test -s "$tmp/h.prom" && echo yes) $(ls "$tmp" | grep -c 'h.prom.tmp')" "1 yes 0"
+tap_is "--prometheus: one loom_port_up series a port, as many as ibqueryerrors checks" \
+	"$(grep -c '^loom_port_up{' "$tmp/h.prom")" \
+	"$(sed -nE 's/^## *([0-9]+) ports checked.*/\1/p' "$tmp/iqe")"
+tap_is "--prometheus: every port up, 13 counters each (healthy ports too)" \
+	"$(grep -c '^loom_port_up{.*} 0$' "$tmp/h.prom") $(( $(grep -c '^loom_port_counter{' "$tmp/h.prom") / 13 ))" \
+	"0 $(grep -c '^loom_port_up{' "$tmp/h.prom")"
+tap_check "--prometheus: leaf003 port 2 SymbolErrorCounter 11" \
+	grep -qE '^loom_port_counter\{counter="SymbolErrorCounter",node_guid="0x[0-9a-f]{16}",node_desc="leaf003",port="2"\} 11$' \
+	"$tmp/h.prom"
+tap_is "--prometheus: problems by group: counters 4 errors, 1 warning; verdict 1" \
+	"$(grep -E '^loom_health_problems\{group="counters"|^loom_health_verdict' "$tmp/h.prom" | awk '{ print $2 }' | tr '\n' ' ')" \
+	"1 4 1 "
+
 # ---- threshold files, as ibqueryerrors reads them ------------------------------------
 sed 's/^SymbolErrorCounter=.*/SymbolErrorCounter=20/' "$tmp/thresholds" >"$tmp/thr20"
 health file --only counters --threshold-file "$tmp/thr20"
