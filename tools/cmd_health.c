@@ -48,7 +48,8 @@ static void health_usage(FILE *f)
 		   "                   lines, '#' comments (options apply in the order given)\n"
 		   "  --expect FILE    a topology file (ibnetdiscover or ibsim form): its links\n"
 		   "                   that the fabric does not have are reported (links group)\n"
-		   "  --json           every finding, machine-readable, on stdout\n"
+		   "  --json           every finding, machine-readable, on stdout (with the\n"
+		   "                   counters group: every port's raw counters too)\n"
 		   "  --strict         warnings count as problems (exit 1)\n"
 		   "  --prometheus FILE  also write the result for node_exporter's textfile\n"
 		   "                   collector (atomically): verdict, problems by group, and\n"
@@ -207,8 +208,35 @@ static void json_field(const char *key, const char *val, bool last)
 	printf(last ? "" : ", ");
 }
 
+/* The raw counters of every port read, so that a later run (or a program) has the values. */
+static void print_json_ports(const struct subnet *sn, const struct health_pma_port *pma)
+{
+	bool first = true;
+	char guid[24];
+
+	printf(",\n  \"ports\": [");
+	for (uint32_t p = 0; pma && p < sn->n_ports; p++) {
+		const struct subnet_node *n = &sn->node[sn->port[p].node];
+
+		if (!pma[p].asked)
+			continue;
+		snprintf(guid, sizeof(guid), "0x%016" PRIx64, n->guid);
+		printf("%s\n    { ", first ? "" : ",");
+		first = false;
+		json_field("node_guid", guid, false);
+		json_field("node_desc", subnet_str(sn, n->desc), false);
+		printf("\"port\": %u, \"up\": %s, \"counters\": {", sn->port[p].num,
+		       pma[p].status ? "false" : "true");
+		for (unsigned c = 0; !pma[p].status && c < _PMA_COUNTER_MAX; c++)
+			printf("%s\"%s\": %" PRIu32, c ? ", " : "", pma_counter_name(c),
+			       pma[p].c.v[c]);
+		printf("} }");
+	}
+	printf("%s]", first ? "" : "\n  ");
+}
+
 static void print_json(const struct subnet *sn, const char *verdict, unsigned groups,
-		       const struct health_findings *fs)
+		       const struct health_findings *fs, const struct health_pma_port *pma)
 {
 	char guid[24];
 	bool first = true;
@@ -238,7 +266,10 @@ static void print_json(const struct subnet *sn, const char *verdict, unsigned gr
 		json_field("detail", f->detail, true);
 		printf(" }");
 	}
-	printf("%s]\n}\n", fs->n ? "\n  " : "");
+	printf("%s]", fs->n ? "\n  " : "");
+	if (groups & (1u << HEALTH_COUNTERS))
+		print_json_ports(sn, pma);
+	printf("\n}\n");
 }
 
 /* The sweep's own trouble (nodes that did not answer) is a finding: not seen is not healthy. */
@@ -301,7 +332,7 @@ static int report(const struct health_args *a, const struct subnet *sn, struct h
 		}
 	}
 	if (a->json) {
-		print_json(sn, verdict, a->groups, fs);
+		print_json(sn, verdict, a->groups, fs, in->pma);
 		return rc;
 	}
 	printf("loom health: %s: %u nodes; %u error%s, %u warning%s%s\n", verdict, sn->n_nodes,

@@ -99,6 +99,13 @@ tap_check "every port ibqueryerrors flags, loom flags, and no other" \
 	diff -u "$tmp/iqe.ports" "$tmp/loom.ports"
 tap_is "the whole run: exit 1" "$hrc" 1
 
+health json --json
+tap_is "--json: every port's raw counters: as many ports as --prometheus, leaf003 port 2 at 11" \
+	"$(python3 -c 'import json, sys; d = json.load(sys.stdin)
+p = [x for x in d["ports"] if x["node_desc"] == "leaf003" and x["port"] == 2][0]
+print(len(d["ports"]), all(x["up"] for x in d["ports"]), p["counters"]["SymbolErrorCounter"])' \
+		<"$tmp/json.out")" "128 True 11"
+
 # ---- --prometheus: node_exporter's textfile format ----------------------------------
 health prom --prometheus "$tmp/h.prom"
 tap_is "--prometheus: exit 1, the file written, no temporary file left" \
