@@ -10,14 +10,15 @@
  *   health_sm.c     judge: one master SM, SMInfo of every IsSM port, LIDs, MasterSMLID
  *   health_counters.c judge: PerfMgt error counters against thresholds
  *   health_thresh.c parser: ibqueryerrors' threshold file (Name=value lines)
+ *   health_since.c  parser: an earlier --json run's counters (--since)
  *   health_read.c   reader: SMInfo of every port that says IsSM, by directed route
  *   health_pma.c    reader: PortCounters of every port that is up, LID-routed to its PMA
  *
  * Data flows one way: fabric/disc.c sweeps (model + disc_live), health_read.c
  * and health_pma.c read what the sweep does not (SMInfo, PortCounters) into a
- * struct health_input, the judges turn that into findings. Judges are pure (no MADs, no printing), so a
- * unit test feeds them a model read from a topology file; the edge
- * (tools/cmd_health.c) prints the findings.
+ * struct health_input, the judges turn that into findings. Judges are pure
+ * (no MADs, no printing), so a unit test feeds them a model read from a
+ * topology file; the edge (tools/cmd_health.c) prints the findings.
  */
 
 #include <stdbool.h>
@@ -101,6 +102,32 @@ int health_thresholds_read_file(const char *path, uint32_t t[_PMA_COUNTER_MAX], 
 int health_thresholds_read_mem(const char *buf, size_t len, const char *name,
 			       uint32_t t[_PMA_COUNTER_MAX], struct diag *d);
 
+/* One port of an earlier run's --json (health_since.c). */
+struct health_since_port {
+	uint64_t guid; /* NodeGUID */
+	uint8_t port;
+	bool up;       /* its PMA answered then: c holds its counters */
+	struct pma_counters c;
+};
+
+struct health_since {
+	struct health_since_port *port;
+	size_t n, cap;
+};
+
+/*
+ * Read the ports of a `loom health --json` run (with the counters group).
+ * The first problem goes to d as FILE:LINE: message; then -EINVAL (-errno
+ * if unreadable) and *out untouched.
+ */
+int health_since_read_file(const char *path, struct health_since *out, struct diag *d);
+int health_since_read_mem(const char *buf, size_t len, const char *name, struct health_since *out,
+			  struct diag *d);
+void health_since_free(struct health_since *s);
+/* The earlier counters indexed like sn's ports (asked: the port was read then). */
+int health_since_base(const struct health_since *s, const struct subnet *sn,
+		      struct health_pma_port **out);
+
 /*
  * Everything the judges look at. live->port[] holds PortInfo as the sweep
  * read it. sm (may be NULL: not read) is indexed like the model's ports.
@@ -115,6 +142,7 @@ struct health_input {
 	const struct subnet *expect;
 	const struct health_pma_port *pma; /* may be NULL: not read */
 	const uint32_t *thresh;             /* _PMA_COUNTER_MAX thresholds, with pma */
+	const struct health_pma_port *base; /* may be NULL: --since, the earlier values */
 };
 
 const char *health_group_name(enum health_group g);

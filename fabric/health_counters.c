@@ -43,12 +43,21 @@ static void judge_port(const struct health_input *in, struct health_findings *fs
 		return;
 	}
 	for (unsigned c = 0; c < _PMA_COUNTER_MAX; c++) {
-		uint32_t v = hp->c.v[c], t = in->thresh[c];
+		uint32_t v = hp->c.v[c], t = in->thresh[c], b;
 		bool sat = v == pma_counter_max(c);
 
-		if (v <= t)
+		if (in->base && in->base[p].asked) {
+			/* What moved since; a counter now lower was reset in between. */
+			b = in->base[p].c.v[c];
+			if ((v >= b ? v - b : v) <= t)
+				continue;
+			snprintf(m, sizeof(m), "up %u since (%u, now %u%s)", v >= b ? v - b : v,
+				 b, v, sat ? ", saturated" : "");
+		} else if (v <= t) {
 			continue;
-		snprintf(m, sizeof(m), "%u%s", v, sat ? " (saturated)" : "");
+		} else {
+			snprintf(m, sizeof(m), "%u%s", v, sat ? " (saturated)" : "");
+		}
 		snprintf(e, sizeof(e), "at most %u", t);
 		health_add(fs, HEALTH_COUNTERS, c == PMA_XMIT_WAIT ? HEALTH_WARNING : HEALTH_ERROR,
 			   in->sn, sp->node, sp->num, pma_counter_name(c), m, e, NULL);

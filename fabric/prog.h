@@ -24,6 +24,7 @@
  *   health_sm.c   judge: one master SM, standbys, LIDs, MasterSMLID
  *   health_counters.c  judge: PerfMgt error counters against thresholds
  *   health_thresh.c  ibqueryerrors' threshold file (Name=value lines)
+ *   health_since.c  an earlier --json run's counters (--since), a bounded JSON reader
  *   health_read.c SMInfo of every IsSM port, by directed route
  *   health_pma.c  PortCounters of every port that is up, LID-routed to its PMA
  *

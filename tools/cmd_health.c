@@ -29,7 +29,7 @@ static void health_usage(FILE *f)
 {
 	fprintf(f, "usage: loom health [--only GROUPS] [--expect TOPOFILE] [--json] [--strict]\n"
 		   "                   [--threshold NAME=N]... [--threshold-file FILE]\n"
-		   "                   [--prometheus FILE] [--ca NAME] [--port N]\n"
+		   "                   [--since FILE] [--prometheus FILE] [--ca NAME] [--port N]\n"
 		   "                   [--window N] [--timeout MS] [--retries N]\n\n"
 		   "Sweep the live fabric with directed-route SMPs, read every port's\n"
 		   "PortCounters, judge it and print a verdict, then one line per problem: node\n"
@@ -51,6 +51,8 @@ static void health_usage(FILE *f)
 		   "  --json           every finding, machine-readable, on stdout (with the\n"
 		   "                   counters group: every port's raw counters too)\n"
 		   "  --strict         warnings count as problems (exit 1)\n"
+		   "  --since FILE     judge counters by how much they moved since an earlier\n"
+		   "                   --json run saved in FILE (errors per interval)\n"
 		   "  --prometheus FILE  also write the result for node_exporter's textfile\n"
 		   "                   collector (atomically): verdict, problems by group, and\n"
 		   "                   loom_port_up and every error counter of every port read\n"
@@ -66,7 +68,7 @@ static void health_usage(FILE *f)
 static int parse_uint(const char *s, unsigned max, unsigned *out);
 
 struct health_args {
-	const char *ca, *expect, *prom;
+	const char *ca, *expect, *prom, *since;
 	unsigned port, groups;
 	bool json, strict;
 	struct txn_opts o;
@@ -133,6 +135,7 @@ static int parse_args(int argc, char **argv, struct health_args *a)
 		{ "threshold", required_argument, NULL, 'T' },
 		{ "threshold-file", required_argument, NULL, 'F' },
 		{ "prometheus", required_argument, NULL, 'P' },
+		{ "since", required_argument, NULL, 'S' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "retries", required_argument, NULL, 'r' },
@@ -148,6 +151,7 @@ static int parse_args(int argc, char **argv, struct health_args *a)
 		case 'o': r = health_groups_parse(optarg, &a->groups); break;
 		case 'e': a->expect = optarg; break;
 		case 'P': a->prom = optarg; break;
+		case 'S': a->since = optarg; break;
 		case 'j': a->json = true; break;
 		case 's': a->strict = true; break;
 		case 'T': r = parse_threshold(optarg, a->thresh); break;
@@ -359,11 +363,12 @@ static int read_expect(const char *path, struct subnet **out)
 }
 
 static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, struct txn *x,
-			   const struct subnet *expect)
+			   const struct subnet *expect, const struct health_since *since)
 {
 	_cleanup_(subnet_freep) struct subnet *sn = NULL;
 	_cleanup_free_ struct health_sm_port *sm = NULL;
 	_cleanup_free_ struct health_pma_port *pma = NULL;
+	_cleanup_free_ struct health_pma_port *base = NULL;
 	struct disc_report rep = { .msgs.limit = DISC_MAX_MSGS };
 	struct health_findings fs = { 0 };
 	struct disc_live live = { 0 };
@@ -396,8 +401,13 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 			goto out;
 		}
 	}
+	if (since && health_since_base(since, sn, &base) < 0) {
+		fprintf(stderr, "loom health: %s\n", strerror(ENOMEM));
+		rc = EXIT_CANNOT;
+		goto out;
+	}
 	in = (struct health_input){ .sn = sn, .live = &live, .sm = sm, .expect = expect,
-				    .pma = pma, .thresh = a->thresh };
+				    .pma = pma, .thresh = a->thresh, .base = base };
 	sweep_findings(sn, &rep, &fs);
 	rc = report(a, sn, &in, &fs);
 out:
@@ -413,6 +423,7 @@ int cmd_health(int argc, char **argv)
 	_cleanup_(mad_umad_closep) struct mad_umad *u = NULL;
 	_cleanup_(txn_freep) struct txn *x = NULL;
 	_cleanup_(subnet_freep) struct subnet *expect = NULL;
+	_cleanup_(health_since_free) struct health_since since = { 0 };
 	int r;
 
 	health_thresholds_default(a.thresh);
@@ -424,6 +435,18 @@ int cmd_health(int argc, char **argv)
 	}
 	if (a.expect && read_expect(a.expect, &expect) < 0)
 		return EXIT_CANNOT;
+	if (a.since) {
+		struct diag d = { .limit = 20 };
+
+		r = health_since_read_file(a.since, &since, &d);
+		diag_print(&d, stderr);
+		diag_free(&d);
+		if (r < 0) {
+			fprintf(stderr, "loom health: --since %s cannot be used; "
+				"nothing was checked\n", a.since);
+			return EXIT_CANNOT;
+		}
+	}
 	r = mad_umad_open(a.ca, a.port, a.groups & (1u << HEALTH_COUNTERS) ? MAD_UMAD_PERF : 0, &u);
 	if (r < 0) {
 		fprintf(stderr, "loom health: cannot open %s%s: %s; nothing was checked\n",
@@ -435,5 +458,5 @@ int cmd_health(int argc, char **argv)
 		fprintf(stderr, "loom health: %s; nothing was checked\n", strerror(-r));
 		return EXIT_CANNOT;
 	}
-	return sweep_and_judge(&a, u, x, expect);
+	return sweep_and_judge(&a, u, x, expect, a.since ? &since : NULL);
 }

@@ -9,6 +9,9 @@
 #   - with all of them set, every port ibqueryerrors flags (the suggested
 #     threshold file) loom flags too, and nothing else;
 #   - --threshold-file (ibqueryerrors' format) is honoured; a bad one gets
+#     FILE:LINE and exit 2;
+#   - --since an earlier --json run: a counter high then that did not move is
+#     not reported, one that moved is, with its delta; a malformed file gets
 #     FILE:LINE and exit 2.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -133,6 +136,24 @@ health filebad --only counters --threshold-file "$tmp/thrbad"
 tap_is "a threshold file with an unknown counter: exit 2" "$hrc" 2
 tap_check "and FILE:LINE names it" grep -q "thrbad:2: unknown counter 'SymbolErrors'" "$tmp/filebad.err" ||
 	tap_diag "$(cat "$tmp/filebad.err")"
+
+# ---- --since: what moved since an earlier --json run ------------------------------------
+health since0 --only counters --json
+health since1 --only counters --since "$tmp/since0.out"
+tap_is "--since: counters high in the first run that did not move: exit 0, no finding" \
+	"$hrc $(grep -cE '^(error|warning) ' "$tmp/since1.out")" "0 0" || tap_diag "$(cat "$tmp/since1.out")"
+pset leaf003 2 SymbolErrorCounter 30
+health since2 --only counters --since "$tmp/since0.out"
+tap_is "--since: SymbolErrorCounter 11 -> 30: exit 1, one finding" \
+	"$hrc $(grep -cE '^(error|warning) ' "$tmp/since2.out")" "1 1"
+tap_check "--since: named with its delta: leaf003 port 2 up 19 since (11, now 30)" \
+	grep -qE '^error +counters +"leaf003" 0x[0-9a-f]{16} port 2: SymbolErrorCounter: up 19 since \(11, now 30\), expected at most 10' \
+	"$tmp/since2.out" || tap_diag "$(cat "$tmp/since2.out")"
+printf '{"ports": [\n  {"node_guid": 12, "port": 1}\n]}\n' >"$tmp/bad.json"
+health sincebad --only counters --since "$tmp/bad.json"
+tap_is "--since a malformed file: exit 2" "$hrc" 2
+tap_check "and FILE:LINE says where" grep -q "bad.json:2: " "$tmp/sincebad.err" ||
+	tap_diag "$(cat "$tmp/sincebad.err")"
 
 sim_signal C TERM
 wait "$sm_pid"

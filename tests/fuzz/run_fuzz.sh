@@ -15,6 +15,7 @@ declare -A sources=(
 	[smp]="mad/smp.c mad/smp_agent.c mad/smp_tables.c"
 	[pma]="mad/pma.c"
 	[thresh]="fabric/health_thresh.c mad/pma.c lib/diag.c"
+	[since]="fabric/health_since.c mad/pma.c model/subnet.c lib/diag.c lib/itab.c lib/strpool.c lib/array.c"
 	[config]="config/*.c lib/array.c lib/diag.c"
 	[lft_text]="routing/*.c model/topo*.c model/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c lib/par.c"
 	[guid2lid]="plan/lid.c plan/lid_file.c model/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"

@@ -385,6 +385,81 @@ static void test_thresh_file(void **state)
 	diag_free(&d);
 }
 
+static void test_since(void **state)
+{
+	const char *srcdir = getenv("srcdir");
+	char path[4096];
+	struct health_since s = { 0 };
+	struct diag d = { 0 };
+	static const char *const bad[] = {
+		"", "[]", "{\"ports\": [ {\"port\": 1} ]}", "{\"ports\": [\n{\"node_guid\": 5}]}",
+		"{\"verdict\": \"x\"}", "{\"ports\": []} x",
+		"{\"ports\": [{\"node_guid\": \"0x1\", \"port\": 1, "
+		"\"counters\": {\"LinkDownedCounter\": 256}}]}",
+		"{\"a\": [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}",
+	};
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/since/run.json", srcdir ? srcdir : ".");
+	assert_int_equal(health_since_read_file(path, &s, &d), 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.port[0].guid, 0x0002c90300000007ull);
+	assert_int_equal(s.port[0].port, 2);
+	assert_true(s.port[0].up);
+	assert_int_equal(s.port[0].c.v[PMA_SYMBOL_ERRORS], 11);
+	assert_int_equal(s.port[0].c.v[PMA_XMIT_WAIT], 5000);
+	assert_false(s.port[1].up);
+	health_since_free(&s);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(health_since_read_mem(bad[i], strlen(bad[i]), "b", &s, &d),
+				 -EINVAL);
+		assert_int_equal(d.n, i + 1);
+	}
+	/* FILE:LINE: the line the problem is on. */
+	assert_non_null(strstr(d.msg[3], "b:2: "));
+	diag_free(&d);
+}
+
+static void test_since_deltas(void **state)
+{
+	struct fx f = { 0 };
+	struct health_pma_port *pma, *base;
+	uint32_t thresh[_PMA_COUNTER_MAX];
+	struct health_input in;
+	uint32_t a;
+
+	(void)state;
+	fx_healthy(&f, "ft2-k8.topo");
+	health_thresholds_default(thresh);
+	pma = calloc(f.sn->n_ports, sizeof(*pma));
+	base = calloc(f.sn->n_ports, sizeof(*base));
+	assert_non_null(pma);
+	assert_non_null(base);
+	a = port_of(&f, "leaf002", 3);
+	pma[a].asked = base[a].asked = true;
+	base[a].c.v[PMA_SYMBOL_ERRORS] = 50;
+	pma[a].c.v[PMA_SYMBOL_ERRORS] = 55;
+	in = (struct health_input){ .sn = f.sn, .live = &f.live, .pma = pma, .thresh = thresh,
+				    .base = base };
+	/* High, but it moved by 5: not reported. */
+	health_counters_judge(&in, &f.fs);
+	assert_int_equal(f.fs.n, 0);
+	pma[a].c.v[PMA_SYMBOL_ERRORS] = 70;
+	health_counters_judge(&in, &f.fs);
+	assert_int_equal(f.fs.n, 1);
+	assert_string_equal(f.fs.f[0].measured, "up 20 since (50, now 70)");
+	/* Lower than before: reset in between, the whole value moved. */
+	health_findings_free(&f.fs);
+	pma[a].c.v[PMA_SYMBOL_ERRORS] = 12;
+	health_counters_judge(&in, &f.fs);
+	assert_int_equal(f.fs.n, 1);
+	assert_string_equal(f.fs.f[0].measured, "up 12 since (50, now 12)");
+	free(pma);
+	free(base);
+	fx_free(&f);
+}
+
 static void test_groups_parse(void **state)
 {
 	unsigned m = 0;
@@ -411,6 +486,8 @@ int main(void)
 		cmocka_unit_test(test_sm),
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_thresh_file),
+		cmocka_unit_test(test_since),
+		cmocka_unit_test(test_since_deltas),
 		cmocka_unit_test(test_groups_parse),
 	};
 
