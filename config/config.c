@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Loading a configuration (file or buffer), the defaults, freeing, comparing. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <iba/ib_types.h>
 
@@ -81,6 +84,7 @@ void config_free(struct config *c)
 	free(c->sm.routing.root);
 	free(c->sm.routing.file);
 	free(c->sm.state_dir);
+	free(c->sm.control_group);
 	free(c->file);
 	free(c);
 }
@@ -171,9 +175,43 @@ int config_load_mem(const char *buf, size_t len, const char *name, struct config
 	return 0;
 }
 
+/*
+ * Open path for reading if it is a regular file. Opened without blocking, so
+ * that a FIFO (or a device) given by mistake is refused instead of waiting
+ * for a writer for ever; then read as usual. NULL and errno on failure.
+ */
+static FILE *open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), e;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	/* A directory is left to read()'s own EISDIR. */
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		close(fd);
+		errno = ENOTSUP;
+		return NULL;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 || !(f = fdopen(fd, "r"))) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	return f;
+}
+
 int config_load_file(const char *path, bool must_exist, struct config **out, struct diag *d)
 {
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	_cleanup_fclose_ FILE *f = open_regular(path);
 	_cleanup_free_ char *buf = NULL;
 	size_t n;
 	int e;
@@ -182,7 +220,11 @@ int config_load_file(const char *path, bool must_exist, struct config **out, str
 		e = errno;
 		if (e == ENOENT && !must_exist)
 			return config_defaults(out);
-		diag_add(d, path, 0, 0, "cannot open: %s", strerror(e));
+		if (e == ENOTSUP)
+			diag_add(d, path, 0, 0, "not a regular file (a FIFO, socket or device?); "
+				 "give the configuration as a file");
+		else
+			diag_add(d, path, 0, 0, "cannot open: %s", strerror(e));
 		return -e;
 	}
 	buf = malloc(CONFIG_MAX_BYTES + 1);
@@ -218,6 +260,7 @@ static bool sm_equal(const struct config_sm *a, const struct config_sm *b)
 	    a->routing.no_fallback != b->routing.no_fallback || a->routing.lmc != b->routing.lmc ||
 	    a->routing.vls != b->routing.vls || a->routing.n_roots != b->routing.n_roots ||
 	    !str_eq(a->routing.file, b->routing.file) || !str_eq(a->state_dir, b->state_dir) ||
+	    !str_eq(a->control_group, b->control_group) ||
 	    a->mad.window != b->mad.window || a->mad.timeout_us != b->mad.timeout_us ||
 	    a->mad.retries != b->mad.retries || a->subnet_prefix != b->subnet_prefix ||
 	    a->m_key != b->m_key || a->m_key_lease_s != b->m_key_lease_s ||

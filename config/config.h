@@ -118,6 +118,7 @@ struct config_sm {
 		char *file; /* CONFIG_ENGINE_FILE only: dump_lfts text */
 	} routing;
 	char *state_dir;
+	char *control_group; /* the control socket's group, a name; NULL: loomd's own */
 	struct {
 		uint16_t window; /* SMPs in flight, 1-256 */
 		uint64_t timeout_us; /* per try */

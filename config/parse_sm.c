@@ -214,6 +214,32 @@ static void s_state_dir(struct pctx *p, const struct ynode *v, void *obj)
 	sm_of(obj)->state_dir = s;
 }
 
+/*
+ * A group name as useradd(8) and groupadd(8) take them, so that a typo
+ * shows here and not as a socket nobody may use. Whether the group exists
+ * is the host's business: loomd looks it up when it makes the socket.
+ */
+static void s_control_group(struct pctx *p, const struct ynode *v, void *obj)
+{
+	char q[64], *s = NULL;
+	size_t n;
+
+	if (!parse_string(p, v, 4096, &s))
+		return;
+	n = strlen(s);
+	if (n == 0 || n > 32 || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				       "0123456789_.-") != n || s[0] == '-' ||
+	    (s[0] >= '0' && s[0] <= '9')) {
+		perr(p, v, "%s is not a group name (allowed: 1-32 letters, digits, '_', '.', "
+			   "'-', not starting with a digit or '-')",
+		     parse_quote(p, v, q, sizeof(q)));
+		free(s);
+		return;
+	}
+	free(sm_of(obj)->control_group);
+	sm_of(obj)->control_group = s;
+}
+
 static void s_prefix(struct pctx *p, const struct ynode *v, void *obj)
 {
 	char q[64];
@@ -281,6 +307,7 @@ void parse_sm(struct pctx *p, const struct ynode *v, void *obj)
 		{ "sweep-interval", s_sweep },
 		{ "routing", s_routing },
 		{ "state-dir", s_state_dir },
+		{ "control-group", s_control_group },
 		{ "mad", s_mad },
 		{ "subnet-prefix", s_prefix },
 		{ "m-key", s_m_key },

@@ -74,6 +74,11 @@ static void print_sm(const struct config_sm *sm, FILE *f)
 	print_routing(sm, f);
 	fprintf(f, "  state-dir: ");
 	put_str(f, sm->state_dir ? sm->state_dir : CONFIG_DEFAULT_STATE_DIR);
+	/* Unset, the group is loomd's own, which no name in the file stands for. */
+	if (sm->control_group) {
+		fprintf(f, "\n  control-group: ");
+		put_str(f, sm->control_group);
+	}
 	fprintf(f, "\n  mad:\n    window: %u\n", sm->mad.window);
 	put_duration(f, "    ", "timeout", sm->mad.timeout_us);
 	fprintf(f, "    retries: %u\n", sm->mad.retries);

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
@@ -30,6 +32,8 @@
 #include "routing/route.h"
 #include "sa/sa.h"
 #include "loomd/agent.h"
+#include "loomd/cfgdiff.h"
+#include "loomd/ctl.h"
 #include "loomd/loomd.h"
 #include "loomd/sweep.h"
 
@@ -45,6 +49,7 @@ struct loomd {
 	bool sa_on; /* the SA agent is registered on the port */
 	sd_event *ev;
 	sd_event_source *sweep_timer;
+	struct ctl *ctl; /* the control socket; NULL: none */
 	struct config *cfg; /* in force; replaced only by a valid file on SIGHUP */
 	/*
 	 * The configuration the last sweep's plan was built from, when SIGHUP
@@ -55,32 +60,45 @@ struct loomd {
 	bool announced; /* READY=1 sent */
 	uint64_t next_sweep; /* when the sweep timer is due, between multicast passes */
 	char guid2lid[PATH_MAX];
+	char why_not[160]; /* the last heavy sweep's, for `loom status` */
 };
 
 
 /*
- * SIGHUP: read the file again. A valid one replaces the configuration and
- * a heavy sweep applies the difference (only blocks that differ are sent);
- * an invalid one is reported and changes nothing.
+ * SIGHUP (or `loom reload`): read the file again. A valid one replaces the
+ * configuration and a heavy sweep applies the difference (only blocks that
+ * differ are sent); an invalid one is reported and changes nothing. What
+ * happened is logged, and written to out too when a client asked.
  */
-static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
+static int reload_file(struct loomd *d, const char *who, FILE *out)
 {
-	struct loomd *d = arg;
 	struct config *c = NULL;
 	struct diag msgs = { 0 };
 	const char *path = d->o.config ? d->o.config : CONFIG_DEFAULT_PATH;
 	uint64_t now;
 	int r;
 
-	(void)s, (void)si;
 	r = config_load_file(path, d->o.config != NULL, &c, &msgs);
-	for (unsigned i = 0; i < msgs.n; i++)
+	if (r < 0 && out)
+		fprintf(out, "%s: %s; the running configuration stays in force\n", path,
+			r == -EINVAL ? "invalid configuration" : strerror(-r));
+	for (unsigned i = 0; i < msgs.n; i++) {
 		log_err("%s", msgs.msg[i]);
+		if (out)
+			fprintf(out, "%s\n", msgs.msg[i]);
+	}
 	diag_free(&msgs);
 	if (r < 0) {
-		log_err("SIGHUP: %s: %s; the running configuration stays in force, nothing changes",
-			path, r == -EINVAL ? "invalid configuration" : strerror(-r));
-		return 0;
+		log_err("%s: %s: %s; the running configuration stays in force, nothing changes",
+			who, path, r == -EINVAL ? "invalid configuration" : strerror(-r));
+		return r;
+	}
+	/* What it changes, for `loom reload`: before the old one goes. */
+	if (out) {
+		fprintf(out, "%s reloaded; a heavy sweep applies what changed%s\n", path,
+			ctl_paused(d->ctl) ? " when sweeps resume (paused)" : "");
+		if (d->cfg && cfgdiff_print(d->cfg, c, out) == 0)
+			fprintf(out, "no effective value changed\n");
 	}
 	if (d->cfg == d->sw.plan.config && d->cfg) {
 		config_free(d->cfg_planned);
@@ -89,13 +107,42 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 		config_free(d->cfg);
 	}
 	d->cfg = c;
+	ctl_set_group(d->ctl, c->sm.control_group);
 	d->sw.o.config = c->file ? c : NULL;
 	d->agent.priority = c->sm.priority;
 	d->agent.sm_key = c->sm.sm_key;
-	log_info("SIGHUP: %s reloaded; a heavy sweep applies what changed", path);
+	log_info("%s: %s reloaded; a heavy sweep applies what changed%s", who, path,
+		 ctl_paused(d->ctl) ? " when sweeps resume" : "");
 	d->agent.resweep = true;
 	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
 	sd_event_source_set_time(d->sweep_timer, now);
+	return 0;
+}
+
+/*
+ * systemd's reload protocol (sd_notify(3)): RELOADING=1 with the time, then
+ * READY=1 when done, whether the file was taken or refused, so that
+ * `systemctl reload` returns once loomd has read the file.
+ */
+static int reload(struct loomd *d, const char *who, FILE *out)
+{
+	struct timespec ts;
+	int r;
+
+	if (!d->announced) /* not READY yet: the first SUBNET UP says it */
+		return reload_file(d, who, out);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
+		   (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000);
+	r = reload_file(d, who, out);
+	sd_notify(0, "READY=1");
+	return r;
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
+{
+	(void)s, (void)si;
+	reload(arg, "SIGHUP", NULL);
 	return 0;
 }
 
@@ -107,7 +154,9 @@ static void log_msgs(const struct diag *d)
 		log_warn("%u more problems not shown", d->dropped);
 }
 
-static void log_sweep(const struct loomd *d, const struct sweep_stats *st)
+/* A sweep's summary line: as logged, and as `loom sweep` prints it. */
+static void sweep_line(const struct loomd *d, const struct sweep_stats *st, char *buf,
+		       size_t size)
 {
 	char lft[96] = "";
 
@@ -116,11 +165,25 @@ static void log_sweep(const struct loomd *d, const struct sweep_stats *st)
 			 st->lft_blocks, st->pkey_blocks, st->qos_blocks);
 	else if (st->heavy)
 		snprintf(lft, sizeof(lft), " (%u LFT blocks)", st->lft_blocks);
-	log_info("sweep %u (%s): %" PRIu32 " nodes, %" PRIu32 " ports, %u changes%s, %" PRIu64
-		 " SMPs, %u ms%s%s",
+	snprintf(buf, size, "sweep %u (%s): %" PRIu32 " nodes, %" PRIu32 " ports, %u changes%s, %"
+		 PRIu64 " SMPs, %u ms%s%s",
 		 d->sw.heavy + d->sw.light, st->heavy ? "heavy" : "light", st->nodes, st->ports,
 		 st->changes, lft, st->smps, st->ms, st->up ? ", SUBNET UP" : "; not up: ",
 		 st->up ? "" : st->why_not);
+}
+
+/* A sweep ended: logged when it has something to say, kept for `loom status`. */
+static void log_sweep(struct loomd *d, const struct sweep_stats *st, bool say)
+{
+	char line[384];
+
+	sweep_line(d, st, line, sizeof(line));
+	if (say)
+		log_info("%s", line);
+	ctl_record(d->ctl, &(struct ctl_sweep){ .heavy = st->heavy, .up = st->up,
+						.when = (int64_t)time(NULL), .nodes = st->nodes,
+						.ports = st->ports, .changes = st->changes,
+						.ms = st->ms, .smps = st->smps });
 }
 
 /* systemctl status: up or not, and which engine routes (and which refused, why). */
@@ -156,7 +219,8 @@ static int heavy(struct loomd *d, struct sweep_stats *st)
 		log_info("event: %s", d->sw.events.msg[i]);
 	if (d->sw.events.dropped)
 		log_info("event: %u more not shown", d->sw.events.dropped);
-	log_sweep(d, st);
+	log_sweep(d, st, true);
+	snprintf(d->why_not, sizeof(d->why_not), "%s", st->up ? "" : st->why_not);
 	sa_set_view(&d->sa, &(struct sa_view){ .sn = d->sw.sn, .live = &d->sw.live,
 					       .plan = &d->sw.plan, .lfts = d->sw.cache,
 					       .mcast = d->sw.mcast });
@@ -206,22 +270,36 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 {
 	struct loomd *d = arg;
 	struct sweep_stats st;
-	bool changed = false;
+	bool changed = false, asked = ctl_waiting(d->ctl);
+	char line[384] = "";
 	int r = 0;
 
 	/* Early for multicast only: program MFTs, keep the sweep where it was due. */
-	if (d->sw.mcast->dirty && d->sw.up && !d->agent.resweep && usec < d->next_sweep) {
+	if (d->sw.mcast->dirty && d->sw.up && !d->agent.resweep && !asked && usec < d->next_sweep) {
 		mcast_pass(d);
+		sd_event_source_set_time(s, d->next_sweep);
+		return 0;
+	}
+	/* Paused (loom sweep --pause): timer and trap sweeps wait; a sweep asked for runs. */
+	if (ctl_paused(d->ctl) && !asked) {
+		if (d->sw.mcast->dirty && d->sw.up)
+			mcast_pass(d);
+		d->next_sweep = usec + (uint64_t)d->o.sweep_ms * 1000;
 		sd_event_source_set_time(s, d->next_sweep);
 		return 0;
 	}
 	if (d->sw.up && !d->agent.resweep) {
 		r = sweep_light(&d->sw, &changed, &st);
-		if (r == 0 && (changed || !st.up))
-			log_sweep(d, &st);
+		if (r == 0)
+			log_sweep(d, &st, changed || !st.up);
 	}
 	if (r < 0 || changed || !d->sw.up || d->agent.resweep)
-		heavy(d, &st);
+		r = heavy(d, &st);
+	if (asked) {
+		if (r == 0)
+			sweep_line(d, &st, line, sizeof(line));
+		ctl_answer(d->ctl, r, line);
+	}
 	if (d->sw.up && !d->announced) {
 		sd_notify(0, "READY=1");
 		d->announced = true;
@@ -375,6 +453,25 @@ static int run_once(struct loomd *d)
 	return 1;
 }
 
+/* What the control socket asks of loomd (ctl.h); status reads struct ctl_view. */
+static void ctl_sweep(void *arg, bool heavy)
+{
+	struct loomd *d = arg;
+	uint64_t now;
+
+	if (heavy)
+		d->agent.resweep = true;
+	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
+	sd_event_source_set_time(d->sweep_timer, now);
+}
+
+static int ctl_reload(void *arg, FILE *out)
+{
+	return reload(arg, "loom reload", out);
+}
+
+static const struct ctl_ops loomd_ctl_ops = { .sweep = ctl_sweep, .reload = ctl_reload };
+
 static int run_daemon(struct loomd *d)
 {
 	uint64_t now;
@@ -397,9 +494,19 @@ static int run_daemon(struct loomd *d)
 		r = sd_event_source_set_enabled(d->sweep_timer, SD_EVENT_ON);
 	if (r >= 0)
 		r = sd_event_set_watchdog(d->ev, true);
-	if (r >= 0)
+	if (r >= 0) {
+		/* Without it loomd runs on (ctl_open says why): the subnet comes first. */
+		ctl_open(d->ev, &(struct ctl_conf){
+				.path = d->o.control ? d->o.control : CTL_DEFAULT_PATH,
+				.group = d->cfg ? d->cfg->sm.control_group : NULL,
+				.view = { .agent = &d->agent, .x = d->x, .sa = &d->sa, .sw = &d->sw,
+					  .cfg = &d->cfg, .why_not = d->why_not },
+				.ops = &loomd_ctl_ops, .arg = d }, &d->ctl);
 		r = loop(d);
+	}
 	sd_notify(0, "STOPPING=1");
+	ctl_close(d->ctl);
+	d->ctl = NULL;
 	sd_event_source_unref(d->sweep_timer);
 	sd_event_unref(d->ev);
 	if (r < 0)
@@ -430,6 +537,15 @@ static int setup(struct loomd *d)
 			"is not available; this loomd has: %s, and auto", bad, names);
 		return -EINVAL;
 	}
+	/* The file engine's tables are read at every sweep: missing, no sweep could route. */
+	for (unsigned i = 0; i < so.engines.n; i++)
+		if (so.engines.e[i] == &route_file &&
+		    (!d->o.lfts || access(d->o.lfts, R_OK) < 0)) {
+			log_err("routing engine file: %s%s%s; give its dump_lfts text with --lfts or "
+				"sm.routing.file; not starting", d->o.lfts ? d->o.lfts : "no tables given",
+				d->o.lfts ? ": " : "", d->o.lfts ? strerror(errno) : "");
+			return -EINVAL;
+		}
 	if (mkdir(d->o.state_dir, 0755) < 0 && errno != EEXIST) {
 		log_err("state dir %s: %s; give another with --state-dir", d->o.state_dir,
 			strerror(errno));
@@ -492,7 +608,7 @@ int main(int argc, char **argv)
 	if (loomd_parse_args(argc, argv, &d.o, &lvl) < 0)
 		return 1;
 	if (d.o.check_config)
-		return config_check_run("loomd", d.o.config, true);
+		return loomd_check_config(&d.o);
 	log_init("loomd", lvl);
 	if (loomd_apply_config(&d.o, &d.cfg) < 0)
 		return 1;

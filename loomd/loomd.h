@@ -10,9 +10,18 @@
  *   loomd.c       setup, the sd-event loop (umad fd, sweep timer, signals),
  *                 SIGHUP reload, systemd notify and watchdog, --once
  *   loomd_opts.c  the command line, then the configuration file under it
+ *   check.c       --check-config: the file under the options, checked and printed
  *   sweep.c       heavy and light sweeps: discover, plan_build(), program (sweep.h)
  *   agent.c       the SM's own agent: SMInfo and Traps answered, mid-sweep too
  *                 (agent.h)
+ *   ctl.c         the control socket: connections, peer credentials, requests,
+ *                 pause and the last sweeps (ctl.h)
+ *   ctl_sock.c    the socket's file: made mode 0660, a stale one replaced,
+ *                 removed at exit (ctl_sock.h)
+ *   ctl_status.c  what `loom status` shows, gathered from the daemon's parts
+ *   ctl_proto.c   the control protocol's wire contract and codec, which
+ *                 tools/cmd_status.c shares (ctl_proto.h)
+ *   cfgdiff.c     what a reload changes, as `loom reload` prints it (cfgdiff.h)
  *
  * Data flows one way: loomd.c's loop runs sweep.c, which calls fabric/
  * discovery, plan_build() (plan/, which runs routing/) and fabric/ programming
@@ -45,6 +54,7 @@ struct loomd_opts {
 	const char *engine; /* engines to try in order, "ftree,vlayered" or "auto" */
 	bool no_fallback;   /* --fallback none: only those; else auto's engines after them */
 	char engine_buf[128]; /* engine from the configuration, which SIGHUP may free */
+	const char *control; /* the control socket; NULL: CTL_DEFAULT_PATH */
 	unsigned port;
 	unsigned lmc;
 	uint64_t roots[256]; /* --root, or the configuration's sm.routing.roots */
@@ -65,5 +75,10 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
  * did not set comes from the file; *keep is the configuration in force.
  */
 int loomd_apply_config(struct loomd_opts *o, struct config **keep);
+/*
+ * --check-config (check.c): the file under the options, checked and printed as
+ * loomd would run with it. The exit status: 0 valid, 1 invalid, 2 unreadable.
+ */
+int loomd_check_config(const struct loomd_opts *o);
 
 #endif

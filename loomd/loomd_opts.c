@@ -15,6 +15,7 @@
 #include "lib/log.h"
 #include "lib/strnum.h"
 #include "routing/route.h"
+#include "loomd/ctl_proto.h"
 #include "loomd/loomd.h"
 
 static void usage(FILE *f)
@@ -29,6 +30,8 @@ static void usage(FILE *f)
 		"                       (0 valid, 1 invalid, 2 unreadable)\n"
 		"  --once               exit 0 at the first SUBNET UP, 1 if it cannot get there\n"
 		"  --state-dir DIR      where the guid-to-LID map lives (default %s)\n"
+		"  --control PATH       the control socket loom status talks to\n"
+		"                       (default " CTL_DEFAULT_PATH ")\n"
 		"  --ca NAME            the CA to run on (default: the first)\n"
 		"  --port N             its port (default: the first usable)\n"
 		"  --routing E[,E...]   routing engines tried in order until one routes the fabric;\n"
@@ -65,13 +68,14 @@ static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, 
 int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level *lvl)
 {
 	enum { O_ONCE = 256, O_CHECK, O_ROOT, O_STATE, O_CA, O_PORT, O_ROUTING, O_LMC, O_SWEEP, O_PRIO,
-	       O_WIN, O_TMO, O_RETRY, O_VLS, O_LFTS, O_FALLBACK };
+	       O_WIN, O_TMO, O_RETRY, O_VLS, O_LFTS, O_FALLBACK, O_CONTROL };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, O_CHECK },
 		{ "once", no_argument, NULL, O_ONCE },
 		{ "root", required_argument, NULL, O_ROOT },
 		{ "state-dir", required_argument, NULL, O_STATE },
+		{ "control", required_argument, NULL, O_CONTROL },
 		{ "ca", required_argument, NULL, O_CA },
 		{ "port", required_argument, NULL, O_PORT },
 		{ "routing", required_argument, NULL, O_ROUTING },
@@ -117,6 +121,7 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
 		}
 		case O_STATE: o->state_dir = optarg; o->set |= SET_STATE; break;
 		case O_CA: o->ca = optarg; break;
+		case O_CONTROL: o->control = optarg; break;
 		case O_PORT: r = parse_uint("--port", optarg, 1, 254, &o->port); break;
 		case O_ROUTING: o->engine = optarg; o->set |= SET_ENGINE; break;
 		case O_FALLBACK:

@@ -16,6 +16,9 @@ static const struct {
 	{ "route", cmd_route, "dry-run routing: the LFTs loomd would program, as dump_lfts" },
 	{ "health", cmd_health, "judge the live fabric: links, SM, counters (0 healthy)" },
 	{ "verify", cmd_verify, "judge dump_lfts tables: reachability, loops, load, credit loops" },
+	{ "status", cmd_status, "what the running loomd is doing (its control socket)" },
+	{ "sweep", cmd_sweep, "ask loomd for a sweep, or pause and resume its sweeps" },
+	{ "reload", cmd_reload, "have loomd read its configuration again, as SIGHUP does" },
 };
 
 static void usage(FILE *f)

@@ -19,6 +19,7 @@ declare -A sources=(
 	[config]="config/*.c lib/array.c lib/diag.c"
 	[lft_text]="routing/*.c model/topo*.c model/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c lib/par.c"
 	[guid2lid]="plan/lid.c plan/lid_file.c model/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
+	[ctl]="loomd/ctl_proto.c lib/json.c"
 	[sa]="sa/sa.c sa/sa_req.c sa/sa_src.c sa/sa_rec_*.c mad/rate.c model/subnet.c fabric/prog_cache.c plan/qos.c config/units.c plan/mcast*.c lib/array.c lib/itab.c lib/strpool.c"
 )
 # target name -> libraries it links besides the sanitizers (pkg-config names are not used

@@ -85,6 +85,31 @@ tap_check "missing file: says so with the name" grep -q "^$tmp/none.yaml: cannot
 tap_check "missing file: nothing on stdout" test ! -s "$tmp/out"
 "$LOOM" config "$tmp" >/dev/null 2>"$tmp/err"
 tap_is "a directory: exit 2" "$?" 2
+# A FIFO would block the read until a writer came: refused at once instead.
+mkfifo "$tmp/fifo.yaml"
+timeout 10 "$LOOM" config "$tmp/fifo.yaml" >/dev/null 2>"$tmp/err"
+tap_is "a FIFO: exit 2, without waiting for a writer" "$?" 2
+tap_check "a FIFO: says it is not a regular file" \
+	grep -q "^$tmp/fifo.yaml: not a regular file" "$tmp/err"
+timeout 10 "${LOOMD:-loomd}" --check-config -c "$tmp/fifo.yaml" >/dev/null 2>"$tmp/err"
+tap_is "loomd --check-config on a FIFO: exit 2, without waiting" "$?" 2
+
+# loomd --check-config checks what loomd would run with: the file under the options.
+printf 'sm:\n  routing:\n    engine: ftree\n' >"$tmp/ft.yaml"
+"${LOOMD:-loomd}" --check-config -c "$tmp/ft.yaml" --routing bogus >"$tmp/out" 2>"$tmp/err"
+tap_is "loomd --check-config --routing bogus: exit 1" "$?" 1
+tap_check "... names the engine it does not have" grep -q "'bogus' is not an engine" "$tmp/err"
+"${LOOMD:-loomd}" --check-config -c "$tmp/ft.yaml" --routing vlayered,updn --lmc 2 >"$tmp/out" 2>&1
+tap_is "loomd --check-config with options: exit 0" "$?" 0
+tap_check "... prints the options over the file (engines, LMC)" \
+	bash -c "grep -q '^    engine: \[vlayered, updn\]$' '$tmp/out' && grep -q '^    lmc: 2$' '$tmp/out'"
+"${LOOMD:-loomd}" --check-config -c "$tmp/ft.yaml" --routing file >/dev/null 2>"$tmp/err"
+tap_is "loomd --check-config --routing file without --lfts: exit 1" "$?" 1
+timeout 10 "${LOOMD:-loomd}" --once -c "$tmp/ft.yaml" --routing file --lfts "$tmp/none.lfts" \
+	--state-dir "$tmp/state" >/dev/null 2>"$tmp/err"
+tap_is "loomd --routing file with a missing --lfts: refuses to start (exit 1)" "$?" 1
+tap_check "... and says why, before touching a port" \
+	grep -q "routing engine file: $tmp/none.lfts: No such file.*not starting" "$tmp/err"
 head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' '#' >"$tmp/big.yaml"
 "$LOOM" config "$tmp/big.yaml" >/dev/null 2>"$tmp/err"
 tap_is "a file over 1 MiB: exit 2" "$?" 2

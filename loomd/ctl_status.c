@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What `loom status` shows, gathered from the daemon's parts (ctl.h's
+ * struct ctl_view): the SM's agent, the transaction layer's counters, the
+ * SA's, the sweeper's state. Read between sweeps, in the loop's thread.
+ */
+#include <stdio.h>
+
+#include "loomd/agent.h"
+#include "loomd/ctl.h"
+#include "loomd/sweep.h"
+#include "mad/txn.h"
+#include "sa/sa.h"
+
+void ctl_status_fill(const struct ctl_view *v, struct ctl_status *out)
+{
+	const struct txn_stats *t = txn_stats(v->x);
+	const struct config *cfg = *v->cfg;
+
+	out->version = PACKAGE_VERSION;
+	out->guid = v->agent->guid;
+	out->sm_state = v->agent->state;
+	out->priority = v->agent->priority;
+	out->up = v->sw->up;
+	snprintf(out->why_not, sizeof(out->why_not), "%s", v->why_not);
+	/* The engine that routed the last heavy sweep, and those that refused before it. */
+	out->engine = v->sw->plan.engine ? v->sw->plan.engine->name : NULL;
+	if (v->sw->plan.n_refused)
+		plan_refused_str(&v->sw->plan, out->refused, sizeof(out->refused));
+	out->config = cfg && cfg->file ? cfg->file : NULL;
+	out->heavy = v->sw->heavy;
+	out->light = v->sw->light;
+	out->smps = t->sent;
+	out->smp_retries = t->retries;
+	out->smp_timeouts = t->timeouts;
+	out->smp_failed = t->failed;
+	out->dropped_malformed = t->dropped[TXN_DROP_MALFORMED];
+	out->dropped_unexpected = t->dropped[TXN_DROP_UNEXPECTED];
+	out->dropped_late = t->dropped[TXN_DROP_LATE];
+	out->traps = v->agent->traps;
+	out->sminfo_gets = v->agent->sminfo_gets;
+	out->sa_requests = v->sa->st.requests;
+	out->sa_answered = v->sa->st.answered;
+	out->sa_refused = v->sa->st.refused;
+	out->sa_dropped = v->sa->st.dropped + v->sa->st.wrong_key;
+}
