@@ -276,12 +276,29 @@ static void print_json(const struct subnet *sn, const char *verdict, unsigned gr
 	printf("\n}\n");
 }
 
+/* The sweep's message about a duplicate GUID, for the finding's detail. */
+static const char *first_dup_msg(const struct disc_report *rep)
+{
+	for (unsigned i = 0; i < rep->msgs.n; i++)
+		if (strstr(rep->msgs.msg[i], "duplicate GUID"))
+			return rep->msgs.msg[i];
+	return NULL;
+}
+
 /* The sweep's own trouble (nodes that did not answer) is a finding: not seen is not healthy. */
-static void sweep_findings(const struct subnet *sn, const struct disc_report *rep,
-			   struct health_findings *fs)
+static void sweep_findings(const struct health_args *a, const struct subnet *sn,
+			   const struct disc_report *rep, struct health_findings *fs)
 {
 	char m[HEALTH_TEXT];
 
+	/* IBA 14.2.5.3: NodeGUIDs are unique; the sweep left the second one out. */
+	if (rep->dups && (a->groups & (1u << HEALTH_SM))) {
+		snprintf(m, sizeof(m), "%u switch%s with another node's NodeGUID", rep->dups,
+			 rep->dups == 1 ? "" : "es");
+		health_add(fs, HEALTH_SM, HEALTH_ERROR, sn, SUBNET_NONE, 0, "duplicate guid", m,
+			   "unique GUIDs (the second was left out of the sweep)",
+			   first_dup_msg(rep));
+	}
 	if (!rep->timeouts && !rep->errors)
 		return;
 	snprintf(m, sizeof(m), "%u requests unanswered, %u refused or inconsistent",
@@ -408,7 +425,7 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 	}
 	in = (struct health_input){ .sn = sn, .live = &live, .sm = sm, .expect = expect,
 				    .pma = pma, .thresh = a->thresh, .base = base };
-	sweep_findings(sn, &rep, &fs);
+	sweep_findings(a, sn, &rep, &fs);
 	rc = report(a, sn, &in, &fs);
 out:
 	health_findings_free(&fs);

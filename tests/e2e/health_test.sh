@@ -11,6 +11,7 @@
 #   - a link one end holds back (width, speed enabled lower than its peer's):
 #     exit 1, that end named, iblinkinfo shows the width; with the SM gone, a
 #     link brought back stays in INIT: both ends named; no master: exit 2;
+#   - a switch with another's GUID (dupguid.topo): the sm group names it;
 #   - a malformed --expect file: FILE:LINE, exit 2.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -179,6 +180,22 @@ if sim_start L "$tmp/slow.topo"; then
 	tap_is "$tag, no SM: loom health exits 2 (cannot check)" "$hrc" 2
 	tap_check "$tag, no SM: the verdict says so" grep -q '^loom health: cannot check' "$tmp/$tag.nosm.out"
 	sim_stop L 2>/dev/null
+else
+	tap_check "$tag: simulator starts" false
+fi
+
+# ---- a duplicate GUID (ibsim -I: leaf004 has spine001's GUID) ----------------------
+tag=dupguid sm_pid=
+if sim_start G "$srcdir/tests/topologies/dupguid.topo" -I; then
+	tap_check "$tag: loomd brings the fabric up (SUBNET UP)" sm_start G "$tag" loomd
+	health "$tag" G
+	tap_is "$tag: loom health exits 1" "$hrc" 1
+	tap_check "$tag: the sm group names the duplicate GUID 0x0002c90300000001" \
+		grep -qE '^error +sm +fabric: duplicate guid: .*duplicate GUID 0x0002c90300000001' \
+		"$tmp/$tag.out" || tap_diag "$(cat "$tmp/$tag.out")"
+	sim_signal G TERM
+	wait "$sm_pid"
+	sim_stop G 2>/dev/null
 else
 	tap_check "$tag: simulator starts" false
 fi
