@@ -19,6 +19,14 @@
  *   disc_dup.c    duplicate GUIDs: probes that tell a redundant link from a
  *                 namesake switch; CAs and CA ports with a known GUID; all left out
  *   disc_priv.h   what disc.c and disc_dup.c share: the sweep's state
+ *   health.c      loom health's findings (health.h: the judges' input and output)
+ *   health_links.c  judge: port states, trained width/speed, MTU/VLs of link ends
+ *   health_sm.c   judge: one master SM, standbys, LIDs, MasterSMLID
+ *   health_counters.c  judge: PerfMgt error counters against thresholds
+ *   health_thresh.c  ibqueryerrors' threshold file (Name=value lines)
+ *   health_since.c  an earlier --json run's counters (--since), a bounded JSON reader
+ *   health_read.c SMInfo of every IsSM port, by directed route
+ *   health_pma.c  PortCounters of every port that is up, LID-routed to its PMA
  *
  * Data flows one way: disc_run() reads the fabric into a model (model/) and
  * what programming needs (model/disc_live.h); routing/ and plan/ say what the

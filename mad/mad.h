@@ -14,6 +14,7 @@
  *   smp_agent.c   the SM's own side: SMInfo, Traps (Notices) and the answers to them
  *   smp_tables.c  P_KeyTable, SLtoVLMappingTable, VLArbitrationTable and MFT blocks:
  *                 codecs and the attribute modifiers that address them
+ *   pma.c         PerfMgt codec (pma.h): PortCounters Get, its answer decoded (loom health)
  *   txn.c         transactions (txn.h): window of outstanding MADs, TIDs, timeouts,
  *                 retries, one drop path for replies nobody waits for
  *   rate.c        IBA rate codes in speed order (rate.h), for the SA's records
@@ -38,6 +39,7 @@
 enum mad_agent {
 	MAD_AGENT_SMI, /* the SMP classes 0x01 and 0x81 (QP0) */
 	MAD_AGENT_SA,  /* Subnet Administration, class 0x03 (QP1, the GSI) */
+	MAD_AGENT_PERF, /* Performance Management answers, class 0x04 (QP1) */
 };
 
 /*

@@ -19,6 +19,8 @@
 #define CLASS_SA 0x03
 #define SA_CLASS_VERSION 2
 #define QP1_QKEY 0x80010000
+/* IBA 16.1.1: Performance Management, class version 1, on QP1 too. */
+#define CLASS_PERF 0x04
 /* Tries of an RMPP answer whose ACKs stop coming, after the first (the kernel's rewind). */
 #define SA_SEND_RETRIES 3
 /* How long a request we send on the SA's agent (a Report) waits for its response. */
@@ -31,6 +33,7 @@ struct mad_umad {
 	int issm_fd; /* open while we are the SM: sets PortInfo:IsSM (IBA 14.4.2) */
 	int agent_lid, agent_dir;
 	int agent_sa; /* -1 unless opened with MAD_UMAD_SA */
+	int agent_perf; /* -1 unless opened with MAD_UMAD_PERF */
 	unsigned long dropped_long;
 	mad_umad_long_fn long_hook; /* long SA requests go here; NULL: dropped */
 	void *long_arg;
@@ -154,6 +157,7 @@ int mad_umad_open(const char *ca, unsigned port, unsigned flags, struct mad_umad
 	if (!u)
 		return -ENOMEM;
 	u->portid = u->agent_lid = u->agent_dir = u->agent_sa = u->issm_fd = -1;
+	u->agent_perf = -1;
 	/*
 	 * umad_size() is 56 here, yet umad_get_mad() points 64 bytes in
 	 * (struct ib_user_mad's data is 8-aligned): size by the larger.
@@ -174,6 +178,11 @@ int mad_umad_open(const char *ca, unsigned port, unsigned flags, struct mad_umad
 	r = register_agents(u, flags & MAD_UMAD_SM);
 	if (r == 0 && (flags & MAD_UMAD_SA))
 		r = register_sa(u);
+	if (r == 0 && (flags & MAD_UMAD_PERF)) {
+		/* A PerfMgt client: answers to our own Gets only (no methods, no RMPP). */
+		u->agent_perf = umad_register(u->portid, CLASS_PERF, 1, 0, NULL);
+		r = u->agent_perf < 0 ? u->agent_perf : 0;
+	}
 	if (r < 0)
 		goto fail;
 	if (flags & MAD_UMAD_SM) {
@@ -256,6 +265,26 @@ static int send_sa(struct mad_umad *u, const uint8_t *mad, size_t len, unsigned 
 	return r;
 }
 
+/*
+ * A PerfMgt Get goes LID-routed to the port's QP1 with QP1's QKey (IBA
+ * 16.1.1), on P_Key index 0 (the default partition). The kernel hands us
+ * the response only while the send waits for it: timeout_ms must be > 0.
+ */
+static int send_perf(struct mad_umad *u, const uint8_t *mad, size_t len, unsigned timeout_ms,
+		     const struct mad_addr *to)
+{
+	int r;
+
+	if (u->agent_perf < 0 || !to || len != MAD_SIZE || !timeout_ms)
+		return -EINVAL;
+	memset(u->buf, 0, umad_hdr_size() + MAD_SIZE);
+	memcpy(umad_get_mad(u->buf), mad, MAD_SIZE);
+	umad_set_addr(u->buf, to->lid, 1, to->sl, QP1_QKEY);
+	umad_set_pkey(u->buf, to->pkey_index);
+	r = umad_send(u->portid, u->agent_perf, u->buf, MAD_SIZE, (int)timeout_ms, 0);
+	return r < 0 ? (errno ? -errno : -EIO) : 0;
+}
+
 static int umad_t_send(void *t, const uint8_t *mad, size_t len, unsigned timeout_ms,
 		       const struct mad_addr *to)
 {
@@ -264,6 +293,8 @@ static int umad_t_send(void *t, const uint8_t *mad, size_t len, unsigned timeout
 
 	if (len >= 2 && mad[1] == CLASS_SA)
 		return send_sa(u, mad, len, timeout_ms, to);
+	if (len >= 2 && mad[1] == CLASS_PERF)
+		return send_perf(u, mad, len, timeout_ms, to);
 	if (len != MAD_SIZE)
 		return -EINVAL;
 	agent = mad[1] == CLASS_SUBN_DIR ? u->agent_dir : u->agent_lid;
@@ -291,6 +322,8 @@ static void addr_of(const struct mad_umad *u, const uint8_t *buf, struct mad_add
 	from->pkey_index = (uint16_t)umad_get_pkey((void *)buf);
 	from->agent = u->agent_sa >= 0 && um->agent_id == (uint32_t)u->agent_sa ? MAD_AGENT_SA
 										 : MAD_AGENT_SMI;
+	if (u->agent_perf >= 0 && um->agent_id == (uint32_t)u->agent_perf)
+		from->agent = MAD_AGENT_PERF;
 }
 
 /*

@@ -13,6 +13,8 @@ struct mad_umad;
  * kernel's RMPP (rmpp_version 1): long answers are written whole.
  */
 #define MAD_UMAD_SA 0x2
+/* Also read PerfMgt attributes (class 0x04) from ports' PMAs: loom health. */
+#define MAD_UMAD_PERF 0x4
 
 /*
  * Open a CA port for SMPs. ca NULL: the first CA umad knows; port 0: the

@@ -14,6 +14,7 @@ static const struct {
 	{ "discover", cmd_discover, "sweep the live fabric (directed route), print what topo prints" },
 	{ "config", cmd_config, "check loom.yaml, print the normalised configuration" },
 	{ "route", cmd_route, "dry-run routing: the LFTs loomd would program, as dump_lfts" },
+	{ "health", cmd_health, "judge the live fabric: links, SM, counters (0 healthy)" },
 	{ "verify", cmd_verify, "judge dump_lfts tables: reachability, loops, load, credit loops" },
 	{ "status", cmd_status, "what the running loomd is doing (its control socket)" },
 	{ "sweep", cmd_sweep, "ask loomd for a sweep, or pause and resume its sweeps" },

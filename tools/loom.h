@@ -11,6 +11,8 @@
  *   cmd_config.c    loom config: check loom.yaml, print it normalised
  *   cmd_verify.c    loom verify: judge dump_lfts tables (routing/check.c)
  *   cmd_route.c     loom route: the dry run, tables loomd would program
+ *   cmd_health.c    loom health: sweep the live fabric, print what fabric/health_* judge
+ *   health_prom.c   loom health --prometheus: node_exporter's textfile format (health_prom.h)
  *   cmd_status.c    loom status, sweep, reload: ask loomd over its control socket
  *   check_print.c   the route-quality report, text and JSON, for verify and route
  *                   (check_print.h)
@@ -27,6 +29,8 @@ int cmd_config(int argc, char **argv);
 /* loom verify (cmd_verify.c): judge dump_lfts tables against an ibnetdiscover capture. */
 int cmd_verify(int argc, char **argv);
 int cmd_route(int argc, char **argv);
+/* loom health (cmd_health.c): 0 healthy, 1 problems, 2 could not check. */
+int cmd_health(int argc, char **argv);
 /* loom status, loom sweep, loom reload (cmd_status.c): loomd's control socket. */
 int cmd_status(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);

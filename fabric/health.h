@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_FABRIC_HEALTH_H
+#define LOOM_FABRIC_HEALTH_H
+
+/*
+ * fabric/health_* — loom health: read the live fabric, judge it, hand back findings
+ * (fabric/'s file list is in fabric/prog.h).
+ *   health.c        findings: the list, names of groups and severities
+ *   health_links.c  judge: port states, trained width/speed, MTU and VLs of link ends
+ *   health_sm.c     judge: one master SM, SMInfo of every IsSM port, LIDs, MasterSMLID
+ *   health_counters.c judge: PerfMgt error counters against thresholds
+ *   health_thresh.c parser: ibqueryerrors' threshold file (Name=value lines)
+ *   health_since.c  parser: an earlier --json run's counters (--since)
+ *   health_read.c   reader: SMInfo of every port that says IsSM, by directed route
+ *   health_pma.c    reader: PortCounters of every port that is up, LID-routed to its PMA
+ *
+ * Data flows one way: fabric/disc.c sweeps (model + disc_live), health_read.c
+ * and health_pma.c read what the sweep does not (SMInfo, PortCounters) into a
+ * struct health_input, the judges turn that into findings. Judges are pure
+ * (no MADs, no printing), so a unit test feeds them a model read from a
+ * topology file; the edge (tools/cmd_health.c) prints the findings.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/diag.h"
+#include "mad/pma.h"
+#include "mad/smp.h"
+#include "model/disc_live.h"
+#include "model/subnet.h"
+
+enum health_group {
+	HEALTH_LINKS,
+	HEALTH_SM,
+	HEALTH_COUNTERS,
+	_HEALTH_GROUP_MAX,
+};
+
+enum health_severity {
+	HEALTH_ERROR,
+	HEALTH_WARNING,
+	_HEALTH_SEV_MAX,
+};
+
+/* IBA 14.2.5.6 CapabilityMask: IsSM (bit 1), IsExtendedSpeedsSupported (bit 14). */
+#define HEALTH_CAP_IS_SM 0x2u
+#define HEALTH_CAP_EXT_SPEEDS 0x4000u
+
+#define HEALTH_ALL_GROUPS ((1u << _HEALTH_GROUP_MAX) - 1)
+#define HEALTH_TEXT 64
+
+/*
+ * One problem: what a person reads and what a program parses. node is the
+ * model index (SUBNET_NONE: the fabric as a whole); port 0 on a CA means the
+ * node, not a port.
+ */
+struct health_finding {
+	uint8_t group;    /* enum health_group */
+	uint8_t severity; /* enum health_severity */
+	uint8_t port;
+	uint32_t node;
+	uint64_t guid;                 /* the node's GUID (0 with node SUBNET_NONE) */
+	char what[HEALTH_TEXT];        /* the check, short: "width", "state", "master" */
+	char measured[HEALTH_TEXT];    /* what the fabric holds */
+	char expected[HEALTH_TEXT];    /* what it should hold */
+	char detail[2 * HEALTH_TEXT];  /* one sentence more: the peer, the other master */
+};
+
+struct health_findings {
+	struct health_finding *f;
+	uint32_t n, cap;
+	int err; /* -ENOMEM once a finding could not be kept */
+};
+
+/* An SMInfo read of one port (indexed like the model's ports). */
+struct health_sm_port {
+	bool asked;  /* the port says IsSM (CapabilityMask), so it was asked */
+	int status;  /* 0: smi holds the answer; else -errno of the read */
+	struct smp_sm_info smi;
+};
+
+/* A PortCounters read of one port (indexed like the model's ports). */
+struct health_pma_port {
+	bool asked;
+	int status; /* 0: c holds the answer; else -errno of the read */
+	struct pma_counters c;
+};
+
+/*
+ * The thresholds infiniband-diags suggests (its error_thresholds file): a
+ * counter over its threshold is reported, as ibqueryerrors does (threshold 0:
+ * any non-zero value, plain ibqueryerrors).
+ */
+void health_thresholds_default(uint32_t t[_PMA_COUNTER_MAX]);
+/*
+ * An ibqueryerrors threshold file (health_thresh.c): "CounterName=value"
+ * lines set those counters in t. Every problem goes to d as FILE:LINE:
+ * message; then -EINVAL (-errno if unreadable) and t is unchanged.
+ */
+int health_thresholds_read_file(const char *path, uint32_t t[_PMA_COUNTER_MAX], struct diag *d);
+int health_thresholds_read_mem(const char *buf, size_t len, const char *name,
+			       uint32_t t[_PMA_COUNTER_MAX], struct diag *d);
+
+/* One port of an earlier run's --json (health_since.c). */
+struct health_since_port {
+	uint64_t guid; /* NodeGUID */
+	uint8_t port;
+	bool up;       /* its PMA answered then: c holds its counters */
+	struct pma_counters c;
+};
+
+struct health_since {
+	struct health_since_port *port;
+	size_t n, cap;
+};
+
+/*
+ * Read the ports of a `loom health --json` run (with the counters group).
+ * The first problem goes to d as FILE:LINE: message; then -EINVAL (-errno
+ * if unreadable) and *out untouched.
+ */
+int health_since_read_file(const char *path, struct health_since *out, struct diag *d);
+int health_since_read_mem(const char *buf, size_t len, const char *name, struct health_since *out,
+			  struct diag *d);
+void health_since_free(struct health_since *s);
+/* The earlier counters indexed like sn's ports (asked: the port was read then). */
+int health_since_base(const struct health_since *s, const struct subnet *sn,
+		      struct health_pma_port **out);
+
+/*
+ * Everything the judges look at. live->port[] holds PortInfo as the sweep
+ * read it. sm (may be NULL: not read) is indexed like the model's ports.
+ * expect (may be NULL) is the fabric as it should be (--expect, a topology
+ * file): its links name the peer a Down port should have; nodes are matched
+ * by NodeGUID.
+ */
+struct health_input {
+	const struct subnet *sn;
+	const struct disc_live *live;
+	const struct health_sm_port *sm;
+	const struct subnet *expect;
+	const struct health_pma_port *pma; /* may be NULL: not read */
+	const uint32_t *thresh;             /* _PMA_COUNTER_MAX thresholds, with pma */
+	const struct health_pma_port *base; /* may be NULL: --since, the earlier values */
+};
+
+const char *health_group_name(enum health_group g);
+const char *health_severity_name(enum health_severity s);
+/* Parse "links,sm" into a mask of groups; -EINVAL names nothing known. */
+int health_groups_parse(const char *s, unsigned *mask);
+
+/* Add a finding (strings are copied, cut to fit; NULL is empty). Never fails: out of
+ * memory sets fs->err. */
+void health_add(struct health_findings *fs, enum health_group g, enum health_severity s,
+		const struct subnet *sn, uint32_t node, uint8_t port, const char *what,
+		const char *measured, const char *expected, const char *detail);
+void health_findings_free(struct health_findings *fs);
+/* Sort by severity (errors first), then group, then node and port: the print order. */
+void health_findings_sort(struct health_findings *fs);
+unsigned health_count(const struct health_findings *fs, enum health_severity s);
+
+/* The judges: each appends what it finds in its group to fs. */
+void health_links_judge(const struct health_input *in, struct health_findings *fs);
+void health_sm_judge(const struct health_input *in, struct health_findings *fs);
+void health_counters_judge(const struct health_input *in, struct health_findings *fs);
+
+/* A port's names as iblinkinfo prints them (IBA 14.2.5.6). */
+const char *health_state_name(uint8_t state);
+const char *health_phys_name(uint8_t phys);
+/* "4X", "1X", "?"; "SDR", "EDR", "?" for the width and speed fields of PortInfo. */
+const char *health_width_name(uint8_t width_bit);
+/* The speed a port runs at, as enum link_speed (LinkSpeedExtActive when it has it). */
+uint8_t health_speed_active(const struct smp_port_info *pi);
+
+#endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_FABRIC_HEALTH_READ_H
+#define LOOM_FABRIC_HEALTH_READ_H
+
+#include "fabric/health.h"
+#include "mad/mad.h"
+#include "mad/txn.h"
+
+/*
+ * Read the SMInfo of every port a sweep (sn, live) found with IsSM set,
+ * through x (idle; it is run until idle again). On success *out is a new
+ * array indexed like sn's ports (free() it); a port that did not answer has
+ * asked set and a negative status. -ENOMEM, or the transport's -errno.
+ */
+int health_read_sm(struct txn *x, const struct subnet *sn, const struct disc_live *live,
+		   struct health_sm_port **out);
+
+/*
+ * Read PortCounters from the PMA of every port that is up and has a LID (a
+ * switch port: its switch's), through a transport opened with
+ * MAD_UMAD_PERF, o->window Gets in flight, each tried 1 + o->retries times
+ * for o->timeout_ms. *out is a new array indexed like sn's ports (free() it):
+ * asked set for each port read, status 0 or -errno (-ETIMEDOUT: no answer,
+ * -EREMOTEIO: refused). -ENOMEM, or the transport's -errno.
+ */
+int health_read_pma(const struct mad_transport_ops *ops, void *t, const struct txn_opts *o,
+		    const struct subnet *sn, const struct disc_live *live,
+		    struct health_pma_port **out);
+
+#endif

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <string.h>
+
+#include "mad/pma.h"
+
+/* IBA 13.4.3: the common MAD header; IBA 16.1.1: PerfMgt data starts after 40 reserved bytes. */
+#define MAD_HDR 24
+#define PMA_DATA (MAD_HDR + 40)
+#define PC_SIZE 44 /* PortCounters through PortXmitWait (IBA 16.1.3.5) */
+#define METHOD_GET 0x01
+#define METHOD_GET_RESP 0x81
+
+static const struct {
+	const char *name;
+	uint8_t off, bits; /* offset in the attribute; width (4 bits: high nibble at off, or low) */
+	uint8_t shift;
+} field[_PMA_COUNTER_MAX] = {
+	[PMA_SYMBOL_ERRORS] = { "SymbolErrorCounter", 4, 16, 0 },
+	[PMA_LINK_ERROR_RECOVERY] = { "LinkErrorRecoveryCounter", 6, 8, 0 },
+	[PMA_LINK_DOWNED] = { "LinkDownedCounter", 7, 8, 0 },
+	[PMA_RCV_ERRORS] = { "PortRcvErrors", 8, 16, 0 },
+	[PMA_RCV_REMOTE_PHYS_ERRORS] = { "PortRcvRemotePhysicalErrors", 10, 16, 0 },
+	[PMA_RCV_SWITCH_RELAY_ERRORS] = { "PortRcvSwitchRelayErrors", 12, 16, 0 },
+	[PMA_XMIT_DISCARDS] = { "PortXmitDiscards", 14, 16, 0 },
+	[PMA_XMIT_CONSTRAINT_ERRORS] = { "PortXmitConstraintErrors", 16, 8, 0 },
+	[PMA_RCV_CONSTRAINT_ERRORS] = { "PortRcvConstraintErrors", 17, 8, 0 },
+	[PMA_LOCAL_LINK_INTEGRITY_ERRORS] = { "LocalLinkIntegrityErrors", 19, 4, 4 },
+	[PMA_EXCESSIVE_BUFFER_OVERRUN_ERRORS] = { "ExcessiveBufferOverrunErrors", 19, 4, 0 },
+	[PMA_VL15_DROPPED] = { "VL15Dropped", 22, 16, 0 },
+	[PMA_XMIT_WAIT] = { "PortXmitWait", 40, 32, 0 },
+};
+
+const char *pma_counter_name(enum pma_counter c)
+{
+	return c < _PMA_COUNTER_MAX ? field[c].name : "?";
+}
+
+uint32_t pma_counter_max(enum pma_counter c)
+{
+	if (c >= _PMA_COUNTER_MAX)
+		return 0;
+	return field[c].bits == 32 ? UINT32_MAX : (1u << field[c].bits) - 1;
+}
+
+static void put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static uint32_t get_be(const uint8_t *p, unsigned bytes)
+{
+	uint32_t v = 0;
+
+	for (unsigned i = 0; i < bytes; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+void pma_encode_port_counters(uint8_t port_select, uint64_t tid, uint8_t mad[MAD_SIZE])
+{
+	memset(mad, 0, MAD_SIZE);
+	mad[0] = 1; /* BaseVersion */
+	mad[1] = PMA_CLASS;
+	mad[2] = PMA_CLASS_VERSION;
+	mad[3] = METHOD_GET;
+	for (unsigned i = 0; i < 8; i++)
+		mad[8 + i] = (uint8_t)(tid >> (56 - 8 * i));
+	put_be16(mad + 16, PMA_ATTR_PORT_COUNTERS);
+	mad[PMA_DATA + 1] = port_select;
+	/* CounterSelect: IBA 16.1.3.5 says a Get ignores it; all ones as perfquery sends. */
+	put_be16(mad + PMA_DATA + 2, 0xffff);
+}
+
+uint64_t pma_tid(const uint8_t *mad, size_t len)
+{
+	uint64_t tid = 0;
+
+	if (len < MAD_HDR)
+		return 0;
+	for (unsigned i = 0; i < 8; i++)
+		tid = tid << 8 | mad[8 + i];
+	return tid;
+}
+
+int pma_decode_port_counters(const uint8_t *mad, size_t len, uint8_t port_select, uint64_t tid,
+			     struct pma_counters *c)
+{
+	const uint8_t *d = mad + PMA_DATA;
+	struct pma_counters out;
+
+	if (len < PMA_DATA + PC_SIZE || mad[1] != PMA_CLASS || mad[3] != METHOD_GET_RESP ||
+	    pma_tid(mad, len) != tid || get_be(mad + 16, 2) != PMA_ATTR_PORT_COUNTERS)
+		return -EPROTO;
+	/* IBA 13.4.7: the status; the high bit of its first byte is class-specific. */
+	if (get_be(mad + 4, 2) & 0x7fff)
+		return -EREMOTEIO;
+	if (d[1] != port_select)
+		return -EPROTO;
+	for (unsigned i = 0; i < _PMA_COUNTER_MAX; i++) {
+		if (field[i].bits == 4)
+			out.v[i] = (uint32_t)(d[field[i].off] >> field[i].shift) & 0xf;
+		else
+			out.v[i] = get_be(d + field[i].off, field[i].bits / 8u);
+	}
+	*c = out;
+	return 0;
+}

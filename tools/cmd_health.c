@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loom health: sweep the live fabric (as loom discover does), read what the
+ * judges need, print their findings. Reads only; changes nothing.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cleanup.h"
+#include "lib/json.h"
+#include "tools/health_prom.h"
+#include "tools/loom.h"
+#include "mad/txn.h"
+#include "mad/umad.h"
+#include "fabric/disc.h"
+#include "fabric/health.h"
+#include "fabric/health_read.h"
+#include "model/subnet.h"
+#include "model/topo.h"
+
+enum { EXIT_HEALTHY, EXIT_PROBLEMS, EXIT_CANNOT };
+
+static void health_usage(FILE *f)
+{
+	fprintf(f, "usage: loom health [--only GROUPS] [--expect TOPOFILE] [--json] [--strict]\n"
+		   "                   [--threshold NAME=N]... [--threshold-file FILE]\n"
+		   "                   [--since FILE] [--prometheus FILE] [--ca NAME] [--port N]\n"
+		   "                   [--window N] [--timeout MS] [--retries N]\n\n"
+		   "Sweep the live fabric with directed-route SMPs, read every port's\n"
+		   "PortCounters, judge it and print a verdict, then one line per problem: node\n"
+		   "description, GUID, port, measured against expected.\n"
+		   "Reads only; changes nothing.\n\n"
+		   "  --only GROUPS    comma-separated groups to check (default: all):\n"
+		   "                   links  port states, trained width and speed, MTU and VLs\n"
+		   "                          of both ends of every link\n"
+		   "                   sm     one master SM, LIDs unique and set, MasterSMLID\n"
+		   "                   counters  PerfMgt error counters of every port that is up\n"
+		   "                          (PortCounters from its PMA) against thresholds\n"
+		   "  --threshold NAME=N  report counter NAME (as perfquery names it) over N\n"
+		   "                   (defaults: infiniband-diags' suggested error_thresholds,\n"
+		   "                   10, 100 or 1000; 0: any non-zero value); repeatable\n"
+		   "  --threshold-file FILE  thresholds as ibqueryerrors reads them: Name=value\n"
+		   "                   lines, '#' comments (options apply in the order given)\n"
+		   "  --expect FILE    a topology file (ibnetdiscover or ibsim form): its links\n"
+		   "                   that the fabric does not have are reported (links group)\n"
+		   "  --json           every finding, machine-readable, on stdout (with the\n"
+		   "                   counters group: every port's raw counters too)\n"
+		   "  --strict         warnings count as problems (exit 1)\n"
+		   "  --since FILE     judge counters by how much they moved since an earlier\n"
+		   "                   --json run saved in FILE (errors per interval)\n"
+		   "  --prometheus FILE  also write the result for node_exporter's textfile\n"
+		   "                   collector (atomically): verdict, problems by group, and\n"
+		   "                   loom_port_up and every error counter of every port read\n"
+		   "  --ca NAME        the CA to send from (default: the first one)\n"
+		   "  --port N         its port (default: the first one)\n"
+		   "  --window N       SMPs in flight at once (default 16)\n"
+		   "  --timeout MS     per try (default 200)\n"
+		   "  --retries N      tries after the first (default 3)\n\n"
+		   "Exit status: 0 healthy (warnings alone too, unless --strict), 1 problems\n"
+		   "found, 2 could not check (no port, fabric unreadable, no master SM).\n");
+}
+
+static int parse_uint(const char *s, unsigned max, unsigned *out);
+
+struct health_args {
+	const char *ca, *expect, *prom, *since;
+	unsigned port, groups;
+	bool json, strict;
+	struct txn_opts o;
+	uint32_t thresh[_PMA_COUNTER_MAX];
+};
+
+/* "PortXmitDiscards=5": one counter's threshold. */
+static int parse_threshold(const char *s, uint32_t t[_PMA_COUNTER_MAX])
+{
+	const char *eq = strchr(s, '=');
+	unsigned v;
+
+	if (!eq)
+		return -EINVAL;
+	for (unsigned c = 0; c < _PMA_COUNTER_MAX; c++) {
+		const char *name = pma_counter_name(c);
+
+		if (strlen(name) != (size_t)(eq - s) || strncmp(s, name, strlen(name)))
+			continue;
+		if (parse_uint(eq + 1, UINT32_MAX, &v) < 0)
+			return -EINVAL;
+		t[c] = v;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int parse_uint(const char *s, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > max || s[0] == '-')
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int read_thresholds(const char *path, uint32_t t[_PMA_COUNTER_MAX])
+{
+	struct diag d = { .limit = 20 };
+	int r = health_thresholds_read_file(path, t, &d);
+
+	if (r < 0) {
+		diag_print(&d, stderr);
+		fprintf(stderr, "loom health: --threshold-file %s: not used; nothing was checked\n",
+			path);
+	}
+	diag_free(&d);
+	return r;
+}
+
+static int parse_args(int argc, char **argv, struct health_args *a)
+{
+	static const struct option opts[] = {
+		{ "ca", required_argument, NULL, 'c' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "expect", required_argument, NULL, 'e' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "threshold", required_argument, NULL, 'T' },
+		{ "threshold-file", required_argument, NULL, 'F' },
+		{ "prometheus", required_argument, NULL, 'P' },
+		{ "since", required_argument, NULL, 'S' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "retries", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int c, li = 0, r = 0;
+
+	while ((c = getopt_long(argc, argv, "h", opts, &li)) != -1) {
+		switch (c) {
+		case 'c': a->ca = optarg; break;
+		case 'p': r = parse_uint(optarg, 254, &a->port); break;
+		case 'o': r = health_groups_parse(optarg, &a->groups); break;
+		case 'e': a->expect = optarg; break;
+		case 'P': a->prom = optarg; break;
+		case 'S': a->since = optarg; break;
+		case 'j': a->json = true; break;
+		case 's': a->strict = true; break;
+		case 'T': r = parse_threshold(optarg, a->thresh); break;
+		case 'F':
+			if (read_thresholds(optarg, a->thresh) < 0)
+				return -ENOENT;
+			break;
+		case 'w': r = parse_uint(optarg, 4096, &a->o.window); break;
+		case 't': r = parse_uint(optarg, 60000, &a->o.timeout_ms); break;
+		case 'r': r = parse_uint(optarg, 100, &a->o.retries); break;
+		case 'h':
+			health_usage(stdout);
+			return 0;
+		default:
+			return -EINVAL;
+		}
+		if (r < 0) {
+			fprintf(stderr, "loom health: --%s: bad value '%s'%s\n", opts[li].name,
+				optarg,
+				c == 'o' ? " (groups: links, sm, counters)" :
+				c == 'T' ? " (NAME=N, NAME as perfquery names a counter)" : "");
+			return -EINVAL;
+		}
+	}
+	if (optind != argc || !a->o.window || !a->o.timeout_ms)
+		return -EINVAL;
+	return 1;
+}
+
+static const char *node_desc(const struct subnet *sn, uint32_t n)
+{
+	return n == SUBNET_NONE ? "fabric" : subnet_str(sn, sn->node[n].desc);
+}
+
+static void print_text(const struct subnet *sn, const struct health_findings *fs)
+{
+	for (uint32_t i = 0; i < fs->n; i++) {
+		const struct health_finding *f = &fs->f[i];
+
+		printf("%-7s %-6s ", health_severity_name(f->severity),
+		       health_group_name(f->group));
+		if (f->node == SUBNET_NONE)
+			printf("fabric");
+		else
+			printf("\"%s\" 0x%016" PRIx64 " port %u", node_desc(sn, f->node), f->guid,
+			       f->port);
+		printf(": %s: %s, expected %s", f->what, f->measured, f->expected);
+		if (f->detail[0])
+			printf(" (%s)", f->detail);
+		printf("\n");
+	}
+}
+
+static void json_field(const char *key, const char *val, bool last)
+{
+	printf("\"%s\": ", key);
+	json_str(stdout, val);
+	printf(last ? "" : ", ");
+}
+
+/* The raw counters of every port read, so that a later run (or a program) has the values. */
+static void print_json_ports(const struct subnet *sn, const struct health_pma_port *pma)
+{
+	bool first = true;
+	char guid[24];
+
+	printf(",\n  \"ports\": [");
+	for (uint32_t p = 0; pma && p < sn->n_ports; p++) {
+		const struct subnet_node *n = &sn->node[sn->port[p].node];
+
+		if (!pma[p].asked)
+			continue;
+		snprintf(guid, sizeof(guid), "0x%016" PRIx64, n->guid);
+		printf("%s\n    { ", first ? "" : ",");
+		first = false;
+		json_field("node_guid", guid, false);
+		json_field("node_desc", subnet_str(sn, n->desc), false);
+		printf("\"port\": %u, \"up\": %s, \"counters\": {", sn->port[p].num,
+		       pma[p].status ? "false" : "true");
+		for (unsigned c = 0; !pma[p].status && c < _PMA_COUNTER_MAX; c++)
+			printf("%s\"%s\": %" PRIu32, c ? ", " : "", pma_counter_name(c),
+			       pma[p].c.v[c]);
+		printf("} }");
+	}
+	printf("%s]", first ? "" : "\n  ");
+}
+
+static void print_json(const struct subnet *sn, const char *verdict, unsigned groups,
+		       const struct health_findings *fs, const struct health_pma_port *pma)
+{
+	char guid[24];
+	bool first = true;
+
+	printf("{\n  \"verdict\": \"%s\",\n  \"nodes\": %u,\n  \"groups\": [", verdict,
+	       sn ? sn->n_nodes : 0);
+	for (unsigned g = 0; g < _HEALTH_GROUP_MAX; g++)
+		if (groups & (1u << g)) {
+			printf("%s\"%s\"", first ? "" : ", ", health_group_name(g));
+			first = false;
+		}
+	printf("],\n  \"errors\": %u,\n  \"warnings\": %u,\n  \"findings\": [",
+	       health_count(fs, HEALTH_ERROR), health_count(fs, HEALTH_WARNING));
+	for (uint32_t i = 0; i < fs->n; i++) {
+		const struct health_finding *f = &fs->f[i];
+
+		snprintf(guid, sizeof(guid), "0x%016" PRIx64, f->guid);
+		printf("%s\n    { ", i ? "," : "");
+		json_field("group", health_group_name(f->group), false);
+		json_field("severity", health_severity_name(f->severity), false);
+		json_field("node_guid", guid, false);
+		json_field("node_desc", node_desc(sn, f->node), false);
+		printf("\"port\": %u, ", f->port);
+		json_field("what", f->what, false);
+		json_field("measured", f->measured, false);
+		json_field("expected", f->expected, false);
+		json_field("detail", f->detail, true);
+		printf(" }");
+	}
+	printf("%s]", fs->n ? "\n  " : "");
+	if (groups & (1u << HEALTH_COUNTERS))
+		print_json_ports(sn, pma);
+	printf("\n}\n");
+}
+
+/* The sweep's message about a duplicate GUID, for the finding's detail. */
+static const char *first_dup_msg(const struct disc_report *rep)
+{
+	for (unsigned i = 0; i < rep->msgs.n; i++)
+		if (strstr(rep->msgs.msg[i], "duplicate GUID"))
+			return rep->msgs.msg[i];
+	return NULL;
+}
+
+/* The sweep's own trouble (nodes that did not answer) is a finding: not seen is not healthy. */
+static void sweep_findings(const struct health_args *a, const struct subnet *sn,
+			   const struct disc_report *rep, struct health_findings *fs)
+{
+	char m[HEALTH_TEXT];
+
+	/* IBA 14.2.5.3: NodeGUIDs are unique; the sweep left the second one out. */
+	if (rep->dups && (a->groups & (1u << HEALTH_SM))) {
+		snprintf(m, sizeof(m), "%u switch%s with another node's NodeGUID", rep->dups,
+			 rep->dups == 1 ? "" : "es");
+		health_add(fs, HEALTH_SM, HEALTH_ERROR, sn, SUBNET_NONE, 0, "duplicate guid", m,
+			   "unique GUIDs (the second was left out of the sweep)",
+			   first_dup_msg(rep));
+	}
+	if (!rep->timeouts && !rep->errors)
+		return;
+	snprintf(m, sizeof(m), "%u requests unanswered, %u refused or inconsistent",
+		 rep->timeouts, rep->errors);
+	health_add(fs, HEALTH_LINKS, HEALTH_ERROR, sn, SUBNET_NONE, 0, "sweep", m,
+		   "every node and port answers", rep->msgs.n ? rep->msgs.msg[0] : NULL);
+}
+
+static bool no_master(const struct health_findings *fs)
+{
+	for (uint32_t i = 0; i < fs->n; i++)
+		if (fs->f[i].group == HEALTH_SM && fs->f[i].node == SUBNET_NONE &&
+		    !strcmp(fs->f[i].what, "master"))
+			return true;
+	return false;
+}
+
+/* Judge, print, and say what the exit status is. */
+static int report(const struct health_args *a, const struct subnet *sn, struct health_input *in,
+		  struct health_findings *fs)
+{
+	unsigned ne, nw;
+	const char *verdict;
+	int rc;
+
+	if (a->groups & (1u << HEALTH_LINKS))
+		health_links_judge(in, fs);
+	if (a->groups & (1u << HEALTH_SM))
+		health_sm_judge(in, fs);
+	if (a->groups & (1u << HEALTH_COUNTERS))
+		health_counters_judge(in, fs);
+	if (fs->err) {
+		fprintf(stderr, "loom health: %s\n", strerror(-fs->err));
+		return EXIT_CANNOT;
+	}
+	health_findings_sort(fs);
+	ne = health_count(fs, HEALTH_ERROR);
+	nw = health_count(fs, HEALTH_WARNING);
+	rc = ne || (a->strict && nw) ? EXIT_PROBLEMS : EXIT_HEALTHY;
+	verdict = rc ? "problems" : "healthy";
+	if (no_master(fs)) {
+		rc = EXIT_CANNOT;
+		verdict = "cannot check";
+	}
+	if (a->prom) {
+		int r = health_prom_write(a->prom, sn, in->pma, a->groups, fs, rc);
+
+		if (r < 0) {
+			fprintf(stderr, "loom health: --prometheus %s: cannot write: %s\n", a->prom,
+				strerror(-r));
+			rc = EXIT_CANNOT;
+		}
+	}
+	if (a->json) {
+		print_json(sn, verdict, a->groups, fs, in->pma);
+		return rc;
+	}
+	printf("loom health: %s: %u nodes; %u error%s, %u warning%s%s\n", verdict, sn->n_nodes,
+	       ne, ne == 1 ? "" : "s", nw, nw == 1 ? "" : "s",
+	       rc == EXIT_CANNOT ? " (no master SM: LIDs and SM state cannot be judged)" : "");
+	print_text(sn, fs);
+	return rc;
+}
+
+static int read_expect(const char *path, struct subnet **out)
+{
+	struct diag d = { .limit = 20 };
+	int r = topo_read_file(path, out, &d);
+
+	if (r < 0) {
+		diag_print(&d, stderr);
+		if (!diag_count(&d))
+			fprintf(stderr, "loom health: %s: %s\n", path, strerror(-r));
+		fprintf(stderr, "loom health: --expect %s cannot be read; nothing was checked\n",
+			path);
+	}
+	diag_free(&d);
+	return r;
+}
+
+static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, struct txn *x,
+			   const struct subnet *expect, const struct health_since *since)
+{
+	_cleanup_(subnet_freep) struct subnet *sn = NULL;
+	_cleanup_free_ struct health_sm_port *sm = NULL;
+	_cleanup_free_ struct health_pma_port *pma = NULL;
+	_cleanup_free_ struct health_pma_port *base = NULL;
+	struct disc_report rep = { .msgs.limit = DISC_MAX_MSGS };
+	struct health_findings fs = { 0 };
+	struct disc_live live = { 0 };
+	struct health_input in;
+	int r, rc;
+
+	r = disc_run(x, &sn, &live, &rep);
+	for (unsigned i = 0; i < rep.msgs.n; i++)
+		fprintf(stderr, "loom health: sweep: %s\n", rep.msgs.msg[i]);
+	if (r < 0) {
+		fprintf(stderr, "loom health: the sweep failed: %s; nothing was checked\n",
+			strerror(-r));
+		disc_report_free(&rep);
+		return EXIT_CANNOT;
+	}
+	if (a->groups & (1u << HEALTH_SM)) {
+		r = health_read_sm(x, sn, &live, &sm);
+		if (r < 0) {
+			fprintf(stderr, "loom health: reading SMInfo failed: %s\n", strerror(-r));
+			rc = EXIT_CANNOT;
+			goto out;
+		}
+	}
+	if (a->groups & (1u << HEALTH_COUNTERS)) {
+		r = health_read_pma(&mad_umad_ops, u, &a->o, sn, &live, &pma);
+		if (r < 0) {
+			fprintf(stderr, "loom health: reading PortCounters failed: %s\n",
+				strerror(-r));
+			rc = EXIT_CANNOT;
+			goto out;
+		}
+	}
+	if (since && health_since_base(since, sn, &base) < 0) {
+		fprintf(stderr, "loom health: %s\n", strerror(ENOMEM));
+		rc = EXIT_CANNOT;
+		goto out;
+	}
+	in = (struct health_input){ .sn = sn, .live = &live, .sm = sm, .expect = expect,
+				    .pma = pma, .thresh = a->thresh, .base = base };
+	sweep_findings(a, sn, &rep, &fs);
+	rc = report(a, sn, &in, &fs);
+out:
+	health_findings_free(&fs);
+	disc_live_free(&live);
+	disc_report_free(&rep);
+	return rc;
+}
+
+int cmd_health(int argc, char **argv)
+{
+	struct health_args a = { .o = TXN_OPTS_DEFAULT, .groups = HEALTH_ALL_GROUPS };
+	_cleanup_(mad_umad_closep) struct mad_umad *u = NULL;
+	_cleanup_(txn_freep) struct txn *x = NULL;
+	_cleanup_(subnet_freep) struct subnet *expect = NULL;
+	_cleanup_(health_since_free) struct health_since since = { 0 };
+	int r;
+
+	health_thresholds_default(a.thresh);
+	r = parse_args(argc, argv, &a);
+	if (r <= 0) {
+		if (r == -EINVAL)
+			health_usage(stderr);
+		return r < 0 ? EXIT_CANNOT : EXIT_HEALTHY;
+	}
+	if (a.expect && read_expect(a.expect, &expect) < 0)
+		return EXIT_CANNOT;
+	if (a.since) {
+		struct diag d = { .limit = 20 };
+
+		r = health_since_read_file(a.since, &since, &d);
+		diag_print(&d, stderr);
+		diag_free(&d);
+		if (r < 0) {
+			fprintf(stderr, "loom health: --since %s cannot be used; "
+				"nothing was checked\n", a.since);
+			return EXIT_CANNOT;
+		}
+	}
+	r = mad_umad_open(a.ca, a.port, a.groups & (1u << HEALTH_COUNTERS) ? MAD_UMAD_PERF : 0, &u);
+	if (r < 0) {
+		fprintf(stderr, "loom health: cannot open %s%s: %s; nothing was checked\n",
+			a.ca ? "CA " : "", a.ca ? a.ca : "the first CA", strerror(-r));
+		return EXIT_CANNOT;
+	}
+	r = txn_new(&mad_umad_ops, u, &a.o, &x);
+	if (r < 0) {
+		fprintf(stderr, "loom health: %s; nothing was checked\n", strerror(-r));
+		return EXIT_CANNOT;
+	}
+	return sweep_and_judge(&a, u, x, expect, a.since ? &since : NULL);
+}
