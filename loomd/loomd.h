@@ -10,6 +10,8 @@
  *   loomd.c       setup, the sd-event loop (umad fd, sweep timer, signals),
  *                 SIGHUP reload, systemd notify and watchdog, --once
  *   loomd_opts.c  the command line, then the configuration file under it
+ *   reload.c      SIGHUP and `loom reload`: the file read again (daemon.h:
+ *                 struct loomd, the daemon's one state)
  *   check.c       --check-config: the file under the options, checked and printed
  *   sweep.c       heavy and light sweeps: discover, plan_build(), program (sweep.h)
  *   agent.c       the SM's own agent: SMInfo and Traps answered, mid-sweep too

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_LOOMD_DAEMON_H
+#define LOOM_LOOMD_DAEMON_H
+
+/*
+ * The daemon's one state, passed down (STYLE.md: no globals): loomd.c owns
+ * it; reload.c re-reads its configuration. Nothing outside loomd/ sees it.
+ */
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <systemd/sd-event.h>
+
+#include "config/config.h"
+#include "loomd/agent.h"
+#include "loomd/ctl.h"
+#include "loomd/loomd.h"
+#include "loomd/sweep.h"
+#include "mad/txn.h"
+#include "mad/umad.h"
+#include "sa/sa.h"
+
+struct loomd {
+	struct loomd_opts o;
+	struct mad_umad *u;
+	struct txn *x;
+	struct agent agent;
+	struct sweeper sw;
+	struct sa sa;
+	bool sa_on; /* the SA agent is registered on the port */
+	sd_event *ev;
+	sd_event_source *sweep_timer;
+	struct ctl *ctl; /* the control socket; NULL: none */
+	struct config *cfg; /* in force; replaced only by a valid file on SIGHUP */
+	/*
+	 * The configuration the last sweep's plan was built from, when SIGHUP
+	 * replaced it since: the plan (and the SA answering from it) points into
+	 * it until the next heavy sweep plans again.
+	 */
+	struct config *cfg_planned;
+	bool announced; /* READY=1 sent */
+	uint64_t next_sweep; /* when the sweep timer is due, between multicast passes */
+	char guid2lid[PATH_MAX];
+	char why_not[160]; /* the last heavy sweep's, for `loom status` */
+};
+
+/*
+ * SIGHUP or `loom reload` (reload.c): read the file again; a valid one
+ * replaces the configuration and asks for a heavy sweep. who names the asker
+ * in the log; out (NULL: none) gets what a client is told. 0 or -errno.
+ */
+int loomd_reload(struct loomd *d, const char *who, FILE *out);
+
+#endif
