@@ -10,6 +10,7 @@ static const char *const group_name[_HEALTH_GROUP_MAX] = {
 	[HEALTH_LINKS] = "links",
 	[HEALTH_SM] = "sm",
 	[HEALTH_COUNTERS] = "counters",
+	[HEALTH_ROUTES] = "routes",
 };
 
 static const char *const sev_name[_HEALTH_SEV_MAX] = {

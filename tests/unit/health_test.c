@@ -465,11 +465,11 @@ static void test_groups_parse(void **state)
 	unsigned m = 0;
 
 	(void)state;
-	assert_int_equal(health_groups_parse("links,sm,counters", &m), 0);
+	assert_int_equal(health_groups_parse("links,sm,counters,routes", &m), 0);
 	assert_int_equal(m, HEALTH_ALL_GROUPS);
 	assert_int_equal(health_groups_parse("sm", &m), 0);
 	assert_int_equal(m, 1u << HEALTH_SM);
-	assert_int_equal(health_groups_parse("links,routes", &m), -EINVAL);
+	assert_int_equal(health_groups_parse("links,bogus", &m), -EINVAL);
 	assert_int_equal(health_groups_parse("", &m), -EINVAL);
 	assert_int_equal(health_groups_parse("link", &m), -EINVAL);
 }
