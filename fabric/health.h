@@ -16,6 +16,8 @@
  *   health_lft.c    reader: the LFT blocks of every switch up to LinearFDBTop, by directed route
  *   health_routes.c judge: those LFTs by routing/check.c (unreachable pairs, loops,
  *                   credit loops), LinearFDBTop below the highest LID in use
+ *   health_drift.c  judge: --expect against the fabric by model/diff.c: nodes missing
+ *                   or extra, extra links, cables moved
  *
  * Data flows one way: fabric/disc.c sweeps (model + disc_live), health_read.c
  * and health_pma.c read what the sweep does not (SMInfo, PortCounters) into a
@@ -39,6 +41,7 @@ enum health_group {
 	HEALTH_SM,
 	HEALTH_COUNTERS,
 	HEALTH_ROUTES,
+	HEALTH_DRIFT,
 	_HEALTH_GROUP_MAX,
 };
 
@@ -180,6 +183,9 @@ void health_sm_judge(const struct health_input *in, struct health_findings *fs);
 void health_counters_judge(const struct health_input *in, struct health_findings *fs);
 /* Routes (health_routes.c): in->lft judged by routing/check.c, as `loom verify` judges. */
 void health_routes_judge(const struct health_input *in, struct health_findings *fs);
+/* Drift (health_drift.c): in->expect against the fabric: nodes missing or extra, extra
+ * links, cables moved (missing links are the links group's). Nothing without expect. */
+void health_drift_judge(const struct health_input *in, struct health_findings *fs);
 
 /* A port's names as iblinkinfo prints them (IBA 14.2.5.6). */
 const char *health_state_name(uint8_t state);

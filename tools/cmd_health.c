@@ -44,13 +44,17 @@ static void health_usage(FILE *f)
 		   "                   routes every switch's LFT read back, judged as loom verify\n"
 		   "                          judges: unreachable pairs, loops, credit loops (one\n"
 		   "                          VL), LinearFDBTop below the highest LID in use\n"
+		   "                   drift  with --expect: nodes missing (error) or extra\n"
+		   "                          (warning), extra links (warning), cables moved\n"
+		   "                          to other ports (error)\n"
 		   "  --threshold NAME=N  report counter NAME (as perfquery names it) over N\n"
 		   "                   (defaults: infiniband-diags' suggested error_thresholds,\n"
 		   "                   10, 100 or 1000; 0: any non-zero value); repeatable\n"
 		   "  --threshold-file FILE  thresholds as ibqueryerrors reads them: Name=value\n"
 		   "                   lines, '#' comments (options apply in the order given)\n"
 		   "  --expect FILE    a topology file (ibnetdiscover or ibsim form): its links\n"
-		   "                   that the fabric does not have are reported (links group)\n"
+		   "                   that the fabric does not have are reported (links group),\n"
+		   "                   and what else differs (drift group)\n"
 		   "  --json           every finding, machine-readable, on stdout (with the\n"
 		   "                   counters group: every port's raw counters too)\n"
 		   "  --strict         warnings count as problems (exit 1)\n"
@@ -174,7 +178,7 @@ static int parse_args(int argc, char **argv, struct health_args *a)
 		if (r < 0) {
 			fprintf(stderr, "loom health: --%s: bad value '%s'%s\n", opts[li].name,
 				optarg,
-				c == 'o' ? " (groups: links, sm, counters, routes)" :
+				c == 'o' ? " (groups: links, sm, counters, routes, drift)" :
 				c == 'T' ? " (NAME=N, NAME as perfquery names a counter)" : "");
 			return -EINVAL;
 		}
@@ -335,6 +339,8 @@ static int report(const struct health_args *a, const struct subnet *sn, struct h
 		health_counters_judge(in, fs);
 	if (a->groups & (1u << HEALTH_ROUTES))
 		health_routes_judge(in, fs);
+	if (a->groups & (1u << HEALTH_DRIFT))
+		health_drift_judge(in, fs);
 	if (fs->err) {
 		fprintf(stderr, "loom health: %s\n", strerror(-fs->err));
 		return EXIT_CANNOT;
