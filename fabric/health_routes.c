@@ -141,12 +141,20 @@ void health_routes_judge(const struct health_input *in, struct health_findings *
 
 	if (!in->lft || !in->lft->ro.n_sw)
 		return;
+	if (!max_lid_in_use(in->sn)) {
+		/* Not judged is not healthy: with no LIDs there is nothing to follow. */
+		health_add(fs, HEALTH_ROUTES, HEALTH_ERROR, in->sn, SUBNET_NONE, 0, "routes",
+			   "not judged: no port has a LID", "LIDs and tables to follow", NULL);
+		return;
+	}
 	judge_tops(in, fs);
 	r = check_routes(in->sn, &in->lft->ro, &o, &rep, &d);
 	if (r < 0) {
-		snprintf(m, sizeof(m), "%s", strerror(-r));
+		/* -EINVAL: the model has no LIDs, or LIDs that clash (the sm group names them). */
+		snprintf(m, sizeof(m), "%s", r == -EINVAL ? "not judged" : strerror(-r));
 		health_add(fs, HEALTH_ROUTES, HEALTH_ERROR, in->sn, SUBNET_NONE, 0, "routes", m,
-			   "tables the checker can follow", NULL);
+			   "tables the checker can follow",
+			   r == -EINVAL ? "the fabric has no LIDs, or LIDs that clash" : NULL);
 		diag_free(&d);
 		return;
 	}

@@ -2,7 +2,7 @@
 # loom health --only routes on ft2-k8, judged against infiniband-diags
 # (dump_lfts, ibnetdiscover) and `loom verify` on their text:
 #   - brought up by loomd, and by OpenSM: exit 0, no finding; loom verify on
-#     dump_lfts passes the same tables;
+#     dump_lfts passes the same tables; then, on each, these faults:
 #   - one LFT entry of leaf001 (the SM host's switch) set to 255 for a host on
 #     another leaf (tests/rig/lftset: infiniband-diags sends no LFT Set):
 #     exit 1, every finding names leaf001 and that LID, and the pairs named
@@ -11,6 +11,7 @@
 #     found as a loop, as loom verify finds it;
 #   - leaf001's LinearFDBTop lowered below the highest LID in use: named,
 #     with its top; smpquery switchinfo shows that top.
+#   - before any SM: no LIDs, the routes are "not judged" (exit 1).
 # The SM runs once (loomd --once, opensm -o): nothing programs the tables
 # back while the faults are judged.
 set -uo pipefail
@@ -74,6 +75,10 @@ for sm in loomd opensm; do
 		continue
 	fi
 	if [ "$sm" = loomd ]; then
+		health "$tag.nolid"
+		tap_check "$tag, before any SM: no LIDs, routes not judged: exit 1" \
+			grep -qE '^error +routes +fabric: routes: not judged: no port has a LID' \
+			"$tmp/$tag.nolid.out" || tap_diag "$hrc $(cat "$tmp/$tag.nolid.out")"
 		tap_check "$tag: loomd --once brings the fabric up" \
 			sim_run S --timeout 300 --out "$tmp/$tag.sm.log" "$LOOMD" --once \
 			--state-dir "$tmp/$tag.state"
@@ -87,10 +92,6 @@ for sm in loomd opensm; do
 	verify "$tag"
 	tap_is "$tag: loom verify on dump_lfts agrees: exit 0" "$vrc" 0 ||
 		tap_diag "$(head -n 8 "$tmp/$tag.verify")"
-	if [ "$sm" = opensm ]; then
-		sim_stop S 2>/dev/null
-		continue
-	fi
 
 	# ---- one entry dropped at leaf001 --------------------------------------
 	leaf=$(sim_run S smpquery -D nodedesc 0,1 2>/dev/null | sed -nE 's/^Node Description:\.+//p')
