@@ -10,6 +10,8 @@ static const char *const group_name[_HEALTH_GROUP_MAX] = {
 	[HEALTH_LINKS] = "links",
 	[HEALTH_SM] = "sm",
 	[HEALTH_COUNTERS] = "counters",
+	[HEALTH_ROUTES] = "routes",
+	[HEALTH_DRIFT] = "drift",
 };
 
 static const char *const sev_name[_HEALTH_SEV_MAX] = {

@@ -13,6 +13,11 @@
  *   health_since.c  parser: an earlier --json run's counters (--since)
  *   health_read.c   reader: SMInfo of every port that says IsSM, by directed route
  *   health_pma.c    reader: PortCounters of every port that is up, LID-routed to its PMA
+ *   health_lft.c    reader: the LFT blocks of every switch up to LinearFDBTop, by directed route
+ *   health_routes.c judge: those LFTs by routing/check.c (unreachable pairs, loops,
+ *                   credit loops), LinearFDBTop below the highest LID in use
+ *   health_drift.c  judge: --expect against the fabric by model/diff.c: nodes missing
+ *                   or extra, extra links, cables moved
  *
  * Data flows one way: fabric/disc.c sweeps (model + disc_live), health_read.c
  * and health_pma.c read what the sweep does not (SMInfo, PortCounters) into a
@@ -29,11 +34,14 @@
 #include "mad/smp.h"
 #include "model/disc_live.h"
 #include "model/subnet.h"
+#include "routing/route.h"
 
 enum health_group {
 	HEALTH_LINKS,
 	HEALTH_SM,
 	HEALTH_COUNTERS,
+	HEALTH_ROUTES,
+	HEALTH_DRIFT,
 	_HEALTH_GROUP_MAX,
 };
 
@@ -64,7 +72,7 @@ struct health_finding {
 	char what[HEALTH_TEXT];        /* the check, short: "width", "state", "master" */
 	char measured[HEALTH_TEXT];    /* what the fabric holds */
 	char expected[HEALTH_TEXT];    /* what it should hold */
-	char detail[2 * HEALTH_TEXT];  /* one sentence more: the peer, the other master */
+	char detail[6 * HEALTH_TEXT];  /* one sentence more: the peer, the other master, the pair */
 };
 
 struct health_findings {
@@ -86,6 +94,14 @@ struct health_pma_port {
 	int status; /* 0: c holds the answer; else -errno of the read */
 	struct pma_counters c;
 };
+
+/* The LFTs read back from the switches (health_lft.c). */
+struct health_lft {
+	struct route_out ro; /* switches numbered as route_out_number numbers them */
+	int *status;         /* [ro.n_sw] 0: read; else -errno of the first failed block */
+};
+
+void health_lft_free(struct health_lft *h);
 
 /*
  * The thresholds infiniband-diags suggests (its error_thresholds file): a
@@ -143,6 +159,7 @@ struct health_input {
 	const struct health_pma_port *pma; /* may be NULL: not read */
 	const uint32_t *thresh;             /* _PMA_COUNTER_MAX thresholds, with pma */
 	const struct health_pma_port *base; /* may be NULL: --since, the earlier values */
+	const struct health_lft *lft;       /* may be NULL: not read (routes group) */
 };
 
 const char *health_group_name(enum health_group g);
@@ -164,6 +181,11 @@ unsigned health_count(const struct health_findings *fs, enum health_severity s);
 void health_links_judge(const struct health_input *in, struct health_findings *fs);
 void health_sm_judge(const struct health_input *in, struct health_findings *fs);
 void health_counters_judge(const struct health_input *in, struct health_findings *fs);
+/* Routes (health_routes.c): in->lft judged by routing/check.c, as `loom verify` judges. */
+void health_routes_judge(const struct health_input *in, struct health_findings *fs);
+/* Drift (health_drift.c): in->expect against the fabric: nodes missing or extra, extra
+ * links, cables moved (missing links are the links group's). Nothing without expect. */
+void health_drift_judge(const struct health_input *in, struct health_findings *fs);
 
 /* A port's names as iblinkinfo prints them (IBA 14.2.5.6). */
 const char *health_state_name(uint8_t state);

@@ -27,4 +27,16 @@ int health_read_pma(const struct mad_transport_ops *ops, void *t, const struct t
 		    const struct subnet *sn, const struct disc_live *live,
 		    struct health_pma_port **out);
 
+/*
+ * Read the LFT of every switch a sweep (sn, live) found, by directed route:
+ * blocks up to its LinearFDBTop (from the sweep's SwitchInfo) and the
+ * highest LID in use, through x (idle; run until idle again). out->ro is
+ * numbered as route_out_number numbers switches, rows up to the highest LID
+ * in use, entries not read ROUTE_DROP; out->status[s] is 0 or the -errno of
+ * switch s's first failed block. Free with health_lft_free(). -ENOMEM, or the
+ * transport's -errno.
+ */
+int health_read_lft(struct txn *x, const struct subnet *sn, const struct disc_live *live,
+		    struct health_lft *out);
+
 #endif

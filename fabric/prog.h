@@ -27,6 +27,9 @@
  *   health_since.c  an earlier --json run's counters (--since), a bounded JSON reader
  *   health_read.c SMInfo of every IsSM port, by directed route
  *   health_pma.c  PortCounters of every port that is up, LID-routed to its PMA
+ *   health_lft.c  the LFT blocks of every switch up to LinearFDBTop, by directed route
+ *   health_routes.c  judge: those LFTs by routing/check.c, LinearFDBTop against LIDs
+ *   health_drift.c  judge: --expect against the fabric (model/diff.c), cables moved
  *
  * Data flows one way: disc_run() reads the fabric into a model (model/) and
  * what programming needs (model/disc_live.h); routing/ and plan/ say what the

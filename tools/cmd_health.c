@@ -41,13 +41,20 @@ static void health_usage(FILE *f)
 		   "                   sm     one master SM, LIDs unique and set, MasterSMLID\n"
 		   "                   counters  PerfMgt error counters of every port that is up\n"
 		   "                          (PortCounters from its PMA) against thresholds\n"
+		   "                   routes every switch's LFT read back, judged as loom verify\n"
+		   "                          judges: unreachable pairs, loops, credit loops (one\n"
+		   "                          VL), LinearFDBTop below the highest LID in use\n"
+		   "                   drift  with --expect: nodes missing (error) or extra\n"
+		   "                          (warning), extra links (warning), cables moved\n"
+		   "                          to other ports (error)\n"
 		   "  --threshold NAME=N  report counter NAME (as perfquery names it) over N\n"
 		   "                   (defaults: infiniband-diags' suggested error_thresholds,\n"
 		   "                   10, 100 or 1000; 0: any non-zero value); repeatable\n"
 		   "  --threshold-file FILE  thresholds as ibqueryerrors reads them: Name=value\n"
 		   "                   lines, '#' comments (options apply in the order given)\n"
 		   "  --expect FILE    a topology file (ibnetdiscover or ibsim form): its links\n"
-		   "                   that the fabric does not have are reported (links group)\n"
+		   "                   that the fabric does not have are reported (links group),\n"
+		   "                   and what else differs (drift group)\n"
 		   "  --json           every finding, machine-readable, on stdout (with the\n"
 		   "                   counters group: every port's raw counters too)\n"
 		   "  --strict         warnings count as problems (exit 1)\n"
@@ -171,7 +178,7 @@ static int parse_args(int argc, char **argv, struct health_args *a)
 		if (r < 0) {
 			fprintf(stderr, "loom health: --%s: bad value '%s'%s\n", opts[li].name,
 				optarg,
-				c == 'o' ? " (groups: links, sm, counters)" :
+				c == 'o' ? " (groups: links, sm, counters, routes, drift)" :
 				c == 'T' ? " (NAME=N, NAME as perfquery names a counter)" : "");
 			return -EINVAL;
 		}
@@ -330,6 +337,10 @@ static int report(const struct health_args *a, const struct subnet *sn, struct h
 		health_sm_judge(in, fs);
 	if (a->groups & (1u << HEALTH_COUNTERS))
 		health_counters_judge(in, fs);
+	if (a->groups & (1u << HEALTH_ROUTES))
+		health_routes_judge(in, fs);
+	if (a->groups & (1u << HEALTH_DRIFT))
+		health_drift_judge(in, fs);
 	if (fs->err) {
 		fprintf(stderr, "loom health: %s\n", strerror(-fs->err));
 		return EXIT_CANNOT;
@@ -389,6 +400,7 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 	struct disc_report rep = { .msgs.limit = DISC_MAX_MSGS };
 	struct health_findings fs = { 0 };
 	struct disc_live live = { 0 };
+	struct health_lft lft = { 0 };
 	struct health_input in;
 	int r, rc;
 
@@ -418,16 +430,26 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 			goto out;
 		}
 	}
+	if (a->groups & (1u << HEALTH_ROUTES)) {
+		r = health_read_lft(x, sn, &live, &lft);
+		if (r < 0) {
+			fprintf(stderr, "loom health: reading the LFTs failed: %s\n", strerror(-r));
+			rc = EXIT_CANNOT;
+			goto out;
+		}
+	}
 	if (since && health_since_base(since, sn, &base) < 0) {
 		fprintf(stderr, "loom health: %s\n", strerror(ENOMEM));
 		rc = EXIT_CANNOT;
 		goto out;
 	}
 	in = (struct health_input){ .sn = sn, .live = &live, .sm = sm, .expect = expect,
-				    .pma = pma, .thresh = a->thresh, .base = base };
+				    .pma = pma, .thresh = a->thresh, .base = base,
+				    .lft = &lft };
 	sweep_findings(a, sn, &rep, &fs);
 	rc = report(a, sn, &in, &fs);
 out:
+	health_lft_free(&lft);
 	health_findings_free(&fs);
 	disc_live_free(&live);
 	disc_report_free(&rep);

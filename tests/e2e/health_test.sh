@@ -68,14 +68,32 @@ for t in "${topos[@]}"; do
 		health "$tag" S
 		tap_is "$tag: loom health exits 0" "$hrc" 0 ||
 			tap_diag "$(head -n 8 "$tmp/$tag.out" "$tmp/$tag.err")"
-		tap_is "$tag: the verdict says healthy, no errors or warnings" \
+		# OpenSM's default engine (minhop) leaves credit loops on a torus: the
+		# routes group judges them on one VL and, as the fabric runs several
+		# VLs, says so as a warning; `loom verify --acyclic` on its dump_lfts agrees.
+		nw=0 ws=s
+		[ "$tag" = torus2d-4x4-opensm ] && nw=1 ws=
+		tap_is "$tag: the verdict says healthy, no errors, $nw warning$ws" \
 			"$(head -n 1 "$tmp/$tag.out" | sed -E 's/: [0-9]+ nodes//')" \
-			"loom health: healthy; 0 errors, 0 warnings"
+			"loom health: healthy; 0 errors, $nw warning$ws"
+		if [ "$nw" = 1 ]; then
+			tap_check "$tag: the warning is a credit loop judged on one VL (routes)" \
+				grep -qE '^warning +routes +fabric: credit loop: .*judged on one VL' \
+				"$tmp/$tag.out" || tap_diag "$(cat "$tmp/$tag.out")"
+			sim_run S ibnetdiscover >"$tmp/$tag.ibnd" 2>/dev/null
+			sim_run S dump_lfts >"$tmp/$tag.lfts" 2>/dev/null
+			rc=0
+			"$LOOM" verify --acyclic "$tmp/$tag.ibnd" "$tmp/$tag.lfts" >"$tmp/$tag.verify" \
+				2>&1 || rc=$?
+			tap_check "$tag: loom verify --acyclic on dump_lfts agrees: a credit loop" \
+				grep -q 'credit loop' "$tmp/$tag.verify" ||
+				tap_diag "rc $rc: $(head -n 10 "$tmp/$tag.verify")"
+		fi
 		health "$tag.json" S --json --expect "$topo"
-		tap_is "$tag: --json --expect: exit 0, valid JSON, verdict healthy, no findings" \
+		tap_is "$tag: --json --expect: exit 0, valid JSON, verdict healthy, $nw finding$ws" \
 			"$hrc $(python3 -c 'import json, sys; d = json.load(sys.stdin)
 print(d["verdict"], d["errors"], d["warnings"], len(d["findings"]))' <"$tmp/$tag.json.out")" \
-			"0 healthy 0 0 0"
+			"0 healthy 0 $nw $nw"
 		# iblinkinfo's "Could be 12X" compares with LinkWidthSupported; a link
 		# trains to what both ends enable (ibsim: 4X, 2.5 Gbps), which loom judges.
 		sim_run S iblinkinfo >"$tmp/$tag.iblinkinfo" 2>/dev/null

@@ -244,6 +244,74 @@ static void test_expect_missing_link(void **state)
 	fx_free(&f);
 }
 
+/* Drift findings of f's fabric against expect, sorted. */
+static void drift(struct fx *f, const struct subnet *expect)
+{
+	struct health_input in = { .sn = f->sn, .live = &f->live, .expect = expect };
+
+	health_findings_free(&f->fs);
+	health_drift_judge(&in, &f->fs);
+	assert_int_equal(f->fs.err, 0);
+	health_findings_sort(&f->fs);
+}
+
+/*
+ * parallel.topo: the file's swA port 3 <-> swB port 3 cable is at swA port 3
+ * <-> swB port 4 in the fabric (and swB port 4's own cable is gone): one
+ * moved cable on the common end, swA port 3. A node of the file missing from
+ * the fabric is an error named by the file's GUID; one the file lacks, a warning.
+ */
+static void test_drift(void **state)
+{
+	struct fx f = { 0 };
+	struct subnet *want = read_topo("parallel.topo");
+	uint32_t a3, b4;
+
+	(void)state;
+	fx_healthy(&f, "parallel.topo");
+	drift(&f, want);
+	assert_int_equal(f.fs.n, 0);
+	a3 = port_of(&f, "swA", 3);
+	b4 = port_of(&f, "swB", 4);
+	subnet_unlink(f.sn, a3);
+	subnet_unlink(f.sn, b4);
+	assert_int_equal(subnet_link(f.sn, a3, b4), 0);
+	drift(&f, want);
+	assert_int_equal(f.fs.n, 1);
+	assert_int_equal(f.fs.f[0].group, HEALTH_DRIFT);
+	assert_int_equal(f.fs.f[0].severity, HEALTH_ERROR);
+	assert_string_equal(f.fs.f[0].what, "moved cable");
+	assert_int_equal(f.fs.f[0].node, f.sn->port[a3].node);
+	assert_int_equal(f.fs.f[0].port, 3);
+	assert_non_null(strstr(f.fs.f[0].measured, "\"swB\""));
+	assert_non_null(strstr(f.fs.f[0].measured, "port 4"));
+	assert_non_null(strstr(f.fs.f[0].expected, "port 3"));
+	fx_free(&f);
+
+	/* The file against a fabric of one switch and two hosts: its other nodes are
+	 * missing; the fabric's nodes it does not have are extra. */
+	fx_healthy(&f, "single-switch.topo");
+	drift(&f, want);
+	assert_true(f.fs.n > 0);
+	assert_int_equal(health_count(&f.fs, HEALTH_ERROR) + health_count(&f.fs, HEALTH_WARNING),
+			 f.fs.n);
+	for (uint32_t i = 0; i < f.fs.n; i++) {
+		const struct health_finding *x = &f.fs.f[i];
+
+		if (x->severity == HEALTH_ERROR) {
+			assert_string_equal(x->what, "missing node");
+			assert_int_equal(x->node, SUBNET_NONE);
+			assert_int_not_equal(subnet_find_guid(want, x->guid), SUBNET_NONE);
+		} else {
+			assert_string_equal(x->what, "extra node");
+		}
+	}
+	assert_int_equal(health_count(&f.fs, HEALTH_ERROR), want->n_nodes);
+	assert_int_equal(health_count(&f.fs, HEALTH_WARNING), f.sn->n_nodes);
+	subnet_free(want);
+	fx_free(&f);
+}
+
 static void test_lids(void **state)
 {
 	struct fx f = { 0 };
@@ -465,11 +533,11 @@ static void test_groups_parse(void **state)
 	unsigned m = 0;
 
 	(void)state;
-	assert_int_equal(health_groups_parse("links,sm,counters", &m), 0);
+	assert_int_equal(health_groups_parse("links,sm,counters,routes,drift", &m), 0);
 	assert_int_equal(m, HEALTH_ALL_GROUPS);
 	assert_int_equal(health_groups_parse("sm", &m), 0);
 	assert_int_equal(m, 1u << HEALTH_SM);
-	assert_int_equal(health_groups_parse("links,routes", &m), -EINVAL);
+	assert_int_equal(health_groups_parse("links,bogus", &m), -EINVAL);
 	assert_int_equal(health_groups_parse("", &m), -EINVAL);
 	assert_int_equal(health_groups_parse("link", &m), -EINVAL);
 }
@@ -482,6 +550,7 @@ int main(void)
 		cmocka_unit_test(test_ends_disagree),
 		cmocka_unit_test(test_states),
 		cmocka_unit_test(test_expect_missing_link),
+		cmocka_unit_test(test_drift),
 		cmocka_unit_test(test_lids),
 		cmocka_unit_test(test_sm),
 		cmocka_unit_test(test_counters),

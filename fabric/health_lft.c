@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What loom health reads for its routes group: the LinearForwardingTable
+ * (IBA 14.2.5.10) of every switch, block by block up to its LinearFDBTop,
+ * by directed route to the switch's port 0, into a struct route_out shaped
+ * as the engines and the dump_lfts reader shape theirs, so that the checker
+ * of `loom verify` judges it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/health_read.h"
+
+struct lft_req {
+	struct health_lft *h;
+	uint32_t sw, block;
+};
+
+static void on_lft(void *arg, int status, const uint8_t *resp, size_t len)
+{
+	struct lft_req *q = arg;
+	struct route_out *ro = &q->h->ro;
+	uint8_t data[SMP_DATA_SIZE];
+	size_t first = (size_t)q->block * SMP_LFT_BLOCK, n = SMP_LFT_BLOCK;
+
+	if (status == 0)
+		status = smp_data(resp, len, data);
+	if (status < 0) {
+		if (!q->h->status[q->sw])
+			q->h->status[q->sw] = status;
+		return;
+	}
+	/* Rows end at the highest LID in use; the block's tail past it is not judged. */
+	if (first + n > (size_t)ro->max_lid + 1)
+		n = (size_t)ro->max_lid + 1 - first;
+	memcpy(route_lft(ro, q->sw) + first, data, n);
+}
+
+/* The highest LID any port holds, its LMC's LIDs included. */
+static uint32_t max_lid_in_use(const struct subnet *sn)
+{
+	uint32_t max = 0;
+
+	for (uint32_t p = 0; p < sn->n_ports; p++) {
+		const struct subnet_port *sp = &sn->port[p];
+		uint32_t top = (uint32_t)sp->lid + (1u << (sp->lmc & 7)) - 1;
+
+		if (sp->lid && top > max)
+			max = top > SUBNET_LID_UCAST_END ? SUBNET_LID_UCAST_END : top;
+	}
+	return max;
+}
+
+/* Queue the Gets of switch s: blocks 0 .. the one holding min(LinearFDBTop, max_lid). */
+static int submit_switch(struct txn *x, const struct disc_live *live, struct health_lft *h,
+			 struct lft_req *reqs, uint32_t nblocks, uint32_t s)
+{
+	uint32_t node = h->ro.sw_node[s];
+	uint32_t top = live->node[node].si.lin_top;
+	const struct disc_node *ln = &live->node[node];
+	int r;
+
+	/* IBA 14.2.5.4: DLIDs above LinearFDBTop are dropped; their rows stay ROUTE_DROP. */
+	if (top > h->ro.max_lid)
+		top = h->ro.max_lid;
+	for (uint32_t b = 0; b <= top / SMP_LFT_BLOCK && b < nblocks; b++) {
+		struct smp_req q = { .method = SMP_GET, .attr_id = SMP_ATTR_LFT, .attr_mod = b };
+		struct lft_req *lr = &reqs[(size_t)s * nblocks + b];
+
+		q.hops = ln->hops;
+		memcpy(q.path, ln->path, sizeof(q.path));
+		*lr = (struct lft_req){ .h = h, .sw = s, .block = b };
+		r = txn_submit(x, &q, on_lft, lr);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int health_read_lft(struct txn *x, const struct subnet *sn, const struct disc_live *live,
+		    struct health_lft *out)
+{
+	struct health_lft h = { 0 };
+	struct lft_req *reqs = NULL;
+	uint32_t nblocks;
+	int r;
+
+	r = route_out_number(sn, &h.ro);
+	if (r < 0)
+		goto fail;
+	r = route_out_rows(&h.ro, max_lid_in_use(sn));
+	if (r < 0)
+		goto fail;
+	nblocks = (uint32_t)h.ro.max_lid / SMP_LFT_BLOCK + 1;
+	h.status = calloc(h.ro.n_sw ? h.ro.n_sw : 1, sizeof(*h.status));
+	reqs = calloc((size_t)(h.ro.n_sw ? h.ro.n_sw : 1) * nblocks, sizeof(*reqs));
+	r = -ENOMEM;
+	if (!h.status || !reqs)
+		goto fail;
+	r = 0;
+	for (uint32_t s = 0; s < h.ro.n_sw && r == 0; s++)
+		r = submit_switch(x, live, &h, reqs, nblocks, s);
+	if (r == 0)
+		r = txn_run(x, -1);
+	if (r < 0)
+		goto fail;
+	free(reqs);
+	*out = h;
+	return 0;
+fail:
+	free(reqs);
+	health_lft_free(&h);
+	return r;
+}
+
+void health_lft_free(struct health_lft *h)
+{
+	route_out_free(&h->ro);
+	free(h->status);
+	h->status = NULL;
+}

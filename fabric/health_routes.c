@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The routes group: the LFTs read back from the switches (health_lft.c),
+ * judged by routing/check.c as `loom verify` judges dump_lfts text, so the
+ * two say the same thing of the same fabric. Each bad pair the checker names
+ * becomes a finding on the switch where its route went wrong.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/health.h"
+#include "routing/check.h"
+
+/* The highest LID any port holds, its LMC's LIDs included. */
+static uint32_t max_lid_in_use(const struct subnet *sn)
+{
+	uint32_t max = 0;
+
+	for (uint32_t p = 0; p < sn->n_ports; p++) {
+		const struct subnet_port *sp = &sn->port[p];
+		uint32_t top = (uint32_t)sp->lid + (1u << (sp->lmc & 7)) - 1;
+
+		if (sp->lid && top > max)
+			max = top;
+	}
+	return max;
+}
+
+/* Switches that did not answer, and those whose table stops below a LID in use. */
+static void judge_tops(const struct health_input *in, struct health_findings *fs)
+{
+	const struct subnet *sn = in->sn;
+	const struct route_out *ro = &in->lft->ro;
+	uint32_t max = max_lid_in_use(sn);
+	char m[HEALTH_TEXT], e[HEALTH_TEXT];
+
+	for (uint32_t s = 0; s < ro->n_sw; s++) {
+		uint32_t node = ro->sw_node[s];
+		uint16_t top = in->live->node[node].si.lin_top;
+
+		if (in->lft->status[s] < 0) {
+			snprintf(m, sizeof(m), "%s", in->lft->status[s] == -ETIMEDOUT ?
+				 "no answer" : strerror(-in->lft->status[s]));
+			health_add(fs, HEALTH_ROUTES, HEALTH_ERROR, sn, node, 0, "lft read", m,
+				   "every LFT block answers",
+				   "the blocks not read count as dropping their LIDs");
+		}
+		/* IBA 14.2.5.4: a switch drops unicast DLIDs above LinearFDBTop. */
+		if (top < max) {
+			snprintf(m, sizeof(m), "LinearFDBTop 0x%04x", top);
+			snprintf(e, sizeof(e), ">= 0x%04x (the highest LID in use)", max);
+			health_add(fs, HEALTH_ROUTES, HEALTH_ERROR, sn, node, 0, "lft top", m, e,
+				   "the switch drops every LID above its top");
+		}
+	}
+}
+
+/* The node of the switch named after key in a checker message ("... (0xGUID)"). */
+static uint32_t msg_switch(const struct subnet *sn, const char *msg, const char *key)
+{
+	const char *p = strstr(msg, key);
+	uint64_t guid;
+
+	if (!p)
+		return SUBNET_NONE;
+	p = strstr(p + strlen(key), "\" (0x");
+	if (!p || sscanf(p + 5, "%" SCNx64, &guid) != 1)
+		return SUBNET_NONE;
+	return subnet_find_guid(sn, guid);
+}
+
+/* Whether some switch-to-switch link runs more than VL0 (IBA 14.2.5.6 OperationalVLs). */
+static bool several_vls(const struct subnet *sn, const struct disc_live *live)
+{
+	for (uint32_t p = 0; p < sn->n_ports; p++) {
+		const struct subnet_port *sp = &sn->port[p];
+
+		if (sp->peer == SUBNET_NONE || !subnet_is_switch(sn, sp->node) ||
+		    !subnet_is_switch(sn, sn->port[sp->peer].node))
+			continue;
+		if (live->port[p].have_pi && live->port[p].pi.op_vls > 1)
+			return true;
+	}
+	return false;
+}
+
+/* One checker message as a finding. */
+static void msg_finding(const struct health_input *in, const char *msg, bool vls,
+			struct health_findings *fs)
+{
+	static const struct {
+		const char *mark, *what, *key;
+	} kind[] = {
+		{ ": dropped at switch \"", "unreachable", "dropped at switch \"" },
+		{ ": misdelivered: switch \"", "misdelivered", "misdelivered: switch \"" },
+		{ ": loops: ", "loop", "comes back to switch \"" },
+		{ "not linked to a switch", "unreachable", NULL },
+	};
+	const char *lid = strstr(msg, " LID ");
+	uint32_t node = SUBNET_NONE;
+	char m[HEALTH_TEXT];
+	unsigned l;
+
+	if (!strncmp(msg, "credit loop", 11)) {
+		/* The checker follows every route on VL 0: without the SL2VL tables
+		 * (not read) a cycle on one VL may be broken by VLs the fabric runs. */
+		health_add(fs, HEALTH_ROUTES, vls ? HEALTH_WARNING : HEALTH_ERROR, in->sn,
+			   SUBNET_NONE, 0, "credit loop", "a cycle of channel dependencies",
+			   vls ? "none on one VL (judged on one VL; the fabric runs several)" :
+				 "none (one VL)", msg);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(kind) / sizeof(kind[0]); i++) {
+		if (!strstr(msg, kind[i].mark))
+			continue;
+		if (kind[i].key)
+			node = msg_switch(in->sn, msg, kind[i].key);
+		if (lid && sscanf(lid, " LID %u", &l) == 1)
+			snprintf(m, sizeof(m), "LID %u %s", l, kind[i].what);
+		else
+			snprintf(m, sizeof(m), "%s", kind[i].what);
+		health_add(fs, HEALTH_ROUTES, HEALTH_ERROR, in->sn, node, 0, kind[i].what, m,
+			   "delivered", msg);
+		return;
+	}
+	health_add(fs, HEALTH_ROUTES, HEALTH_ERROR, in->sn, SUBNET_NONE, 0, "routes",
+		   "bad pairs", "every pair delivered", msg);
+}
+
+void health_routes_judge(const struct health_input *in, struct health_findings *fs)
+{
+	struct check_opts o = { .max_msgs = CHECK_MSGS_DEFAULT };
+	struct check_report rep;
+	struct diag d = { .limit = 2 * CHECK_MSGS_DEFAULT };
+	char m[HEALTH_TEXT];
+	bool vls;
+	int r;
+
+	if (!in->lft || !in->lft->ro.n_sw)
+		return;
+	if (!max_lid_in_use(in->sn)) {
+		/* Not judged is not healthy: with no LIDs there is nothing to follow. */
+		health_add(fs, HEALTH_ROUTES, HEALTH_ERROR, in->sn, SUBNET_NONE, 0, "routes",
+			   "not judged: no port has a LID", "LIDs and tables to follow", NULL);
+		return;
+	}
+	judge_tops(in, fs);
+	r = check_routes(in->sn, &in->lft->ro, &o, &rep, &d);
+	if (r < 0) {
+		/* -EINVAL: the model has no LIDs, or LIDs that clash (the sm group names them). */
+		snprintf(m, sizeof(m), "%s", r == -EINVAL ? "not judged" : strerror(-r));
+		health_add(fs, HEALTH_ROUTES, HEALTH_ERROR, in->sn, SUBNET_NONE, 0, "routes", m,
+			   "tables the checker can follow",
+			   r == -EINVAL ? "the fabric has no LIDs, or LIDs that clash" : NULL);
+		diag_free(&d);
+		return;
+	}
+	vls = several_vls(in->sn, in->live);
+	for (unsigned i = 0; i < d.n; i++)
+		msg_finding(in, d.msg[i], vls, fs);
+	diag_free(&d);
+}

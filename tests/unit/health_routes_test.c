@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loom health's routes judge (fabric/health_routes.c) on tables an engine
+ * made (route_fixture: min-hop on a bundled topology), as if read back from
+ * the switches: clean tables give no finding; a dropped entry, a lowered
+ * LinearFDBTop, a switch that did not answer and a credit loop each give
+ * theirs, named on the right switch. It also pins the checker's messages
+ * the judge reads the switch and LID from.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fabric/health.h"
+#include "route_fixture.h"
+
+struct rx {
+	struct subnet *sn;
+	struct disc_live live;
+	struct health_lft lft;
+	struct health_findings fs;
+};
+
+/* name routed by min-hop; every switch's top at the highest LID; links run op_vls. */
+static void rx_init(struct rx *x, const char *name, uint8_t op_vls)
+{
+	x->sn = rfx_minhop(name, 0, &x->lft.ro);
+	x->lft.status = calloc(x->lft.ro.n_sw, sizeof(*x->lft.status));
+	x->live.node = calloc(x->sn->n_nodes, sizeof(*x->live.node));
+	x->live.port = calloc(x->sn->n_ports, sizeof(*x->live.port));
+	assert_non_null(x->lft.status);
+	assert_non_null(x->live.node);
+	assert_non_null(x->live.port);
+	for (uint32_t n = 0; n < x->sn->n_nodes; n++)
+		x->live.node[n].si.lin_top = x->lft.ro.max_lid;
+	for (uint32_t p = 0; p < x->sn->n_ports; p++) {
+		x->live.port[p].have_pi = true;
+		x->live.port[p].pi.op_vls = op_vls;
+	}
+}
+
+static void rx_free(struct rx *x)
+{
+	health_findings_free(&x->fs);
+	health_lft_free(&x->lft);
+	disc_live_free(&x->live);
+	subnet_free(x->sn);
+}
+
+static void judge(struct rx *x)
+{
+	struct health_input in = { .sn = x->sn, .live = &x->live, .lft = &x->lft };
+
+	health_findings_free(&x->fs);
+	health_routes_judge(&in, &x->fs);
+	assert_int_equal(x->fs.err, 0);
+	health_findings_sort(&x->fs);
+}
+
+static uint32_t node_of(const struct rx *x, const char *name)
+{
+	uint32_t n = subnet_find_name(x->sn, name);
+
+	assert_int_not_equal(n, SUBNET_NONE);
+	return n;
+}
+
+static void test_clean(void **state)
+{
+	struct rx x = { 0 };
+
+	(void)state;
+	rx_init(&x, "ft2-k8.topo", 1);
+	judge(&x);
+	assert_int_equal(x.fs.n, 0);
+	rx_free(&x);
+}
+
+/* leaf001 drops h00017's LID: the pairs from its 4 hosts, each named on leaf001. */
+static void test_dropped(void **state)
+{
+	struct rx x = { 0 };
+	uint32_t leaf, h;
+	uint16_t lid;
+	char want[HEALTH_TEXT];
+
+	(void)state;
+	rx_init(&x, "ft2-k8.topo", 1);
+	leaf = node_of(&x, "leaf001");
+	h = node_of(&x, "h00017");
+	lid = x.sn->port[subnet_port_idx(x.sn, h, 1)].lid;
+	route_lft(&x.lft.ro, x.lft.ro.sw_index[leaf])[lid] = ROUTE_DROP;
+	judge(&x);
+	assert_int_equal(x.fs.n, 4);
+	snprintf(want, sizeof(want), "LID %u unreachable", lid);
+	for (uint32_t i = 0; i < x.fs.n; i++) {
+		assert_int_equal(x.fs.f[i].group, HEALTH_ROUTES);
+		assert_int_equal(x.fs.f[i].severity, HEALTH_ERROR);
+		assert_int_equal(x.fs.f[i].node, leaf);
+		assert_string_equal(x.fs.f[i].what, "unreachable");
+		assert_string_equal(x.fs.f[i].measured, want);
+		assert_non_null(strstr(x.fs.f[i].detail, "\"h00017\""));
+	}
+	rx_free(&x);
+}
+
+/* A top below a LID in use, and a switch that did not answer, are named. */
+static void test_top_and_read(void **state)
+{
+	struct rx x = { 0 };
+	uint32_t leaf, spine;
+	bool top = false, rd = false;
+
+	(void)state;
+	rx_init(&x, "ft2-k8.topo", 1);
+	leaf = node_of(&x, "leaf002");
+	spine = node_of(&x, "spine003");
+	x.live.node[leaf].si.lin_top = 3;
+	x.lft.status[x.lft.ro.sw_index[spine]] = -ETIMEDOUT;
+	judge(&x);
+	for (uint32_t i = 0; i < x.fs.n; i++) {
+		const struct health_finding *f = &x.fs.f[i];
+
+		if (!strcmp(f->what, "lft top")) {
+			assert_int_equal(f->node, leaf);
+			assert_string_equal(f->measured, "LinearFDBTop 0x0003");
+			top = true;
+		}
+		if (!strcmp(f->what, "lft read")) {
+			assert_int_equal(f->node, spine);
+			assert_string_equal(f->measured, "no answer");
+			rd = true;
+		}
+	}
+	assert_true(top);
+	assert_true(rd);
+	rx_free(&x);
+}
+
+/* Min-hop on a torus has a credit loop on one VL: an error on VL0-only links, a
+ * warning that says so when the links run several VLs. */
+static void test_credit_loop(void **state)
+{
+	static const uint8_t vls[] = { 1, 3 };
+
+	(void)state;
+	for (unsigned i = 0; i < 2; i++) {
+		struct rx x = { 0 };
+
+		rx_init(&x, "torus2d-4x4.topo", vls[i]);
+		judge(&x);
+		assert_int_equal(x.fs.n, 1);
+		assert_string_equal(x.fs.f[0].what, "credit loop");
+		assert_int_equal(x.fs.f[0].node, SUBNET_NONE);
+		assert_int_equal(x.fs.f[0].severity, i ? HEALTH_WARNING : HEALTH_ERROR);
+		assert_true(!i || strstr(x.fs.f[0].expected, "judged on one VL"));
+		rx_free(&x);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clean),
+		cmocka_unit_test(test_dropped),
+		cmocka_unit_test(test_top_and_read),
+		cmocka_unit_test(test_credit_loop),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
