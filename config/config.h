@@ -102,6 +102,14 @@ struct config_root {
 struct config_sm {
 	uint8_t priority; /* SMInfo:Priority 0-15 */
 	uint64_t sweep_us; /* light sweep period; 0: no timed sweeps */
+	/*
+	 * A link that went down and up more than flaps times within window is
+	 * kept out of the routes until it has been stable for hold. 0: off.
+	 */
+	struct {
+		uint16_t flaps;
+		uint64_t window_us, hold_us;
+	} flap;
 	struct {
 		/*
 		 * The engines to try, in order: enum config_engine values, or
