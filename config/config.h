@@ -97,6 +97,8 @@ struct config_root {
 };
 
 #define CONFIG_ENGINES_MAX 8
+/* sm.flap-damping.flaps: loomd keeps one more change time a link than this. */
+#define CONFIG_FLAPS_MAX 100
 #define CONFIG_ENGINE_AUTO _CONFIG_ENGINE_MAX /* "auto" in sm.routing.engine */
 
 struct config_sm {
@@ -107,7 +109,7 @@ struct config_sm {
 	 * kept out of the routes until it has been stable for hold. 0: off.
 	 */
 	struct {
-		uint16_t flaps;
+		uint16_t flaps; /* 0-CONFIG_FLAPS_MAX */
 		uint64_t window_us, hold_us;
 	} flap;
 	struct {

@@ -184,7 +184,7 @@ static void f_flaps(struct pctx *p, const struct ynode *v, void *obj)
 {
 	uint64_t x;
 
-	if (parse_uint(p, v, 0, 1000, &x))
+	if (parse_uint(p, v, 0, CONFIG_FLAPS_MAX, &x))
 		sm_of(obj)->flap.flaps = (uint16_t)x;
 }
 
