@@ -105,8 +105,8 @@ struct config_sm {
 	uint8_t priority; /* SMInfo:Priority 0-15 */
 	uint64_t sweep_us; /* light sweep period; 0: no timed sweeps */
 	/*
-	 * A link that went down and up more than flaps times within window is
-	 * kept out of the routes until it has been stable for hold. 0: off.
+	 * A link whose state changed (down, or up) more than flaps times within
+	 * window is kept out of the routes until it has been up for hold. 0: off.
 	 */
 	struct {
 		uint16_t flaps; /* 0-CONFIG_FLAPS_MAX */
