@@ -5,8 +5,10 @@
  * so they live in a plain array searched in order.
  *
  * Why changes and not down-and-up pairs: a heavy sweep sees a state, not
- * the bounces between two sweeps, so a link may be seen going down twice
- * in a row (it came up unseen). Each change a sweep sees is counted once.
+ * the bounces between two sweeps, so a whole bounce may go unseen, or only
+ * its down. Each change a sweep sees is counted once: the same change
+ * named again (a sweep that failed after counting it never became the
+ * model the next one compares with) is not another.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -102,8 +104,11 @@ static uint32_t flap_linked(const struct subnet *sn, const struct flap_key *k)
 	return pi;
 }
 
-static void flap_record(struct flap_link *l, uint64_t now)
+static void flap_record(struct flap_link *l, uint64_t now, bool up)
 {
+	if (l->n_change && l->last_up == up)
+		return;
+	l->last_up = up;
 	l->change[l->head] = now;
 	l->head = (l->head + 1) % (CONFIG_FLAPS_MAX + 1);
 	if (l->n_change < CONFIG_FLAPS_MAX + 1)
@@ -168,7 +173,7 @@ static void flap_watch(struct flap *f, const struct subnet *raw, uint64_t now,
 		if (!l->damped)
 			continue;
 		if (present != l->present) {
-			flap_record(l, now);
+			flap_record(l, now, present);
 			l->present = present;
 			l->up_since = now;
 		}
@@ -221,7 +226,7 @@ static void flap_on_change(void *arg, const struct diff_event *ev)
 	/* A damped link's changes are flap_watch's; the prev model never had it. */
 	if (l->damped || l->released)
 		return;
-	flap_record(l, c->now);
+	flap_record(l, c->now, ev->kind == DIFF_LINK_UP);
 	n = flap_recent(l, c->now, c->f->o.window_ms);
 	if (n <= c->f->o.flaps)
 		return;

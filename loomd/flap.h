@@ -32,6 +32,7 @@ struct flap_link {
 	struct flap_key k;
 	uint64_t change[CONFIG_FLAPS_MAX + 1]; /* a ring: when the last changes were seen */
 	unsigned n_change, head;
+	bool last_up; /* the last change recorded: up, or down */
 	bool damped;
 	bool present; /* damped: linked in the last sweep's discovered model */
 	bool cut;     /* damped but routed: without it, nodes are cut off from the SM */

@@ -144,6 +144,29 @@ static void test_damp_and_release(void **state)
 	run_free(&r);
 }
 
+/*
+ * A sweep that fails after counting (out of memory in planning) leaves the
+ * last model in place: the next one names the same down again, not a new one.
+ */
+static void test_same_change_twice(void **state)
+{
+	struct run r = { 0 };
+	struct subnet *raw;
+
+	(void)state;
+	flap_init(&r.f, &(struct flap_opts){ .flaps = 1, .window_ms = 20000, .hold_ms = 3000 });
+	sweep(&r, twice, 0);
+	raw = model(once);
+	assert_int_equal(flap_sweep(&r.f, r.planned, raw, 1000, &r.rep, &r.msgs), 0);
+	subnet_free(raw); /* the sweep failed: r.planned stays */
+	sweep(&r, once, 2000);
+	assert_int_equal(r.rep.damped, 0);
+	assert_int_equal(r.events, 1);
+	sweep(&r, twice, 3000);
+	assert_int_equal(r.rep.damped, 1);
+	run_free(&r);
+}
+
 /* Changes further apart than the window never add up, and the link is forgotten. */
 static void test_window(void **state)
 {
@@ -223,6 +246,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_damp_and_release),
+		cmocka_unit_test(test_same_change_twice),
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_off),
 		cmocka_unit_test(test_cut),
