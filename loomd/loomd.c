@@ -213,7 +213,7 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 		mcast_pass(d);
 	notify_status(d);
 	d->next_sweep = usec + (uint64_t)d->o.sweep_ms * 1000;
-	sd_event_source_set_time(s, sweep_next_us(&d->sw, d->next_sweep));
+	sd_event_source_set_time(s, sweep_next_us(&d->sw, usec, d->next_sweep));
 	return 0;
 }
 

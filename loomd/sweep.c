@@ -193,16 +193,27 @@ static int damp(struct sweeper *s, struct subnet *sn, struct diag *flaps)
 	return flap_sweep(&s->flap, s->sn, sn, now_ms(), &rep, flaps);
 }
 
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
 bool sweep_flap_due(const struct sweeper *s, uint64_t now_us)
 {
 	return flap_due(&s->flap) <= now_us / 1000;
 }
 
-uint64_t sweep_next_us(const struct sweeper *s, uint64_t next_us)
+uint64_t sweep_next_us(const struct sweeper *s, uint64_t now_us, uint64_t next_us)
 {
 	uint64_t due = flap_due(&s->flap);
 
-	return due < next_us / 1000 ? due * 1000 : next_us;
+	if (due >= next_us / 1000)
+		return next_us;
+	/*
+	 * Due already: the heavy sweep just run could not release (it failed).
+	 * Try again in a second, not at once and forever.
+	 */
+	return due * 1000 > now_us + 1000000 ? due * 1000 : min_u64(now_us + 1000000, next_us);
 }
 
 int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)

@@ -90,8 +90,11 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs);
  * must be heavy to put it back in the routes.
  */
 bool sweep_flap_due(const struct sweeper *s, uint64_t now_us);
-/* The sweep timer's next time: next_us, or earlier when a damped link's hold ends. */
-uint64_t sweep_next_us(const struct sweeper *s, uint64_t next_us);
+/*
+ * The sweep timer's next time after a sweep at now_us: next_us, or earlier
+ * when a damped link's hold ends (a second after now_us at the earliest).
+ */
+uint64_t sweep_next_us(const struct sweeper *s, uint64_t now_us, uint64_t next_us);
 /*
  * Ask every switch of the last model whether a port changed state
  * (SwitchInfo:PortStateChange); *changed when one did or did not answer.
