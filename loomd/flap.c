@@ -168,10 +168,11 @@ static void flap_watch(struct flap *f, const struct subnet *raw, uint64_t now,
 
 	for (uint32_t i = 0; i < f->n; i++) {
 		struct flap_link *l = &f->l[i];
-		bool present = flap_linked(raw, &l->k) != SUBNET_NONE;
+		bool present;
 
 		if (!l->damped)
 			continue;
+		present = flap_linked(raw, &l->k) != SUBNET_NONE;
 		if (present != l->present) {
 			flap_record(l, now, present);
 			l->present = present;
