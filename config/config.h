@@ -97,11 +97,21 @@ struct config_root {
 };
 
 #define CONFIG_ENGINES_MAX 8
+/* sm.flap-damping.flaps: loomd keeps one more change time a link than this. */
+#define CONFIG_FLAPS_MAX 100
 #define CONFIG_ENGINE_AUTO _CONFIG_ENGINE_MAX /* "auto" in sm.routing.engine */
 
 struct config_sm {
 	uint8_t priority; /* SMInfo:Priority 0-15 */
 	uint64_t sweep_us; /* light sweep period; 0: no timed sweeps */
+	/*
+	 * A link whose state changed (down, or up) more than flaps times within
+	 * window is kept out of the routes until it has been up for hold. 0: off.
+	 */
+	struct {
+		uint16_t flaps; /* 0-CONFIG_FLAPS_MAX */
+		uint64_t window_us, hold_us;
+	} flap;
 	struct {
 		/*
 		 * The engines to try, in order: enum config_engine values, or

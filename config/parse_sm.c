@@ -178,6 +178,38 @@ static void s_mad(struct pctx *p, const struct ynode *v, void *obj)
 	parse_map(p, v, f, ARRAY_SIZE(f), obj);
 }
 
+/* ---- sm.flap-damping ------------------------------------------------------- */
+
+static void f_flaps(struct pctx *p, const struct ynode *v, void *obj)
+{
+	uint64_t x;
+
+	if (parse_uint(p, v, 0, CONFIG_FLAPS_MAX, &x))
+		sm_of(obj)->flap.flaps = (uint16_t)x;
+}
+
+/* At least 1s: loomd sees a link change only at a heavy sweep, and they come no faster. */
+static void f_window(struct pctx *p, const struct ynode *v, void *obj)
+{
+	parse_duration(p, v, 1000000, 3600000000ull, false, &sm_of(obj)->flap.window_us);
+}
+
+static void f_hold(struct pctx *p, const struct ynode *v, void *obj)
+{
+	parse_duration(p, v, 1000000, 86400000000ull, false, &sm_of(obj)->flap.hold_us);
+}
+
+static void s_flap(struct pctx *p, const struct ynode *v, void *obj)
+{
+	static const struct pfield f[] = {
+		{ "flaps", f_flaps },
+		{ "window", f_window },
+		{ "hold", f_hold },
+	};
+
+	parse_map(p, v, f, ARRAY_SIZE(f), obj);
+}
+
 /* ---- sm -------------------------------------------------------------------- */
 
 static void s_priority(struct pctx *p, const struct ynode *v, void *obj)
@@ -305,6 +337,7 @@ void parse_sm(struct pctx *p, const struct ynode *v, void *obj)
 	static const struct pfield f[] = {
 		{ "priority", s_priority },
 		{ "sweep-interval", s_sweep },
+		{ "flap-damping", s_flap },
 		{ "routing", s_routing },
 		{ "state-dir", s_state_dir },
 		{ "control-group", s_control_group },

@@ -190,6 +190,9 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 		sd_event_source_set_time(s, d->next_sweep);
 		return 0;
 	}
+	/* A damped link has been up for its hold: only a heavy sweep puts it back. */
+	if (sweep_flap_due(&d->sw, usec))
+		d->agent.resweep = true;
 	if (d->sw.up && !d->agent.resweep) {
 		r = sweep_light(&d->sw, &changed, &st);
 		if (r == 0)
@@ -210,7 +213,7 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 		mcast_pass(d);
 	notify_status(d);
 	d->next_sweep = usec + (uint64_t)d->o.sweep_ms * 1000;
-	sd_event_source_set_time(s, d->next_sweep);
+	sd_event_source_set_time(s, sweep_next_us(&d->sw, usec, d->next_sweep));
 	return 0;
 }
 
@@ -457,6 +460,7 @@ static int setup(struct loomd *d)
 	so.guid2lid = d->guid2lid;
 	/* Without a file there are no partitions to program: P_Keys are left as they are. */
 	so.config = d->cfg && d->cfg->file ? d->cfg : NULL;
+	flap_opts_from(&so.flap, d->cfg);
 	r = mad_umad_open(d->o.ca, d->o.port, MAD_UMAD_SM | MAD_UMAD_SA, &d->u);
 	d->sa_on = r == 0;
 	if (r < 0 && r != -ENODEV) {

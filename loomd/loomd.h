@@ -24,6 +24,8 @@
  *   ctl_proto.c   the control protocol's wire contract and codec, which
  *                 tools/cmd_status.c shares (ctl_proto.h)
  *   cfgdiff.c     what a reload changes, as `loom reload` prints it (cfgdiff.h)
+ *   flap.c        flap damping: links that change too often kept out of the
+ *                 model routed until stable (flap.h)
  *
  * Data flows one way: loomd.c's loop runs sweep.c, which calls fabric/
  * discovery, plan_build() (plan/, which runs routing/) and fabric/ programming

@@ -56,6 +56,8 @@ static int reload_file(struct loomd *d, const char *who, FILE *out)
 	d->cfg = c;
 	ctl_set_group(d->ctl, c->sm.control_group);
 	d->sw.o.config = c->file ? c : NULL;
+	/* Damping as the new file says from the next sweep (flaps 0 releases every link). */
+	flap_opts_from(&d->sw.flap.o, c);
 	d->agent.priority = c->sm.priority;
 	d->agent.sm_key = c->sm.sm_key;
 	log_info("%s: %s reloaded; a heavy sweep applies what changed%s", who, path,

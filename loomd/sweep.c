@@ -27,6 +27,7 @@ int sweeper_init(struct sweeper *s, struct txn *x, struct agent *a, const struct
 	s->x = x;
 	s->agent = a;
 	s->o = *o;
+	flap_init(&s->flap, &o->flap);
 	r = lid_map_new(&s->lids);
 	if (r == 0)
 		r = prog_cache_new(&s->cache);
@@ -48,6 +49,7 @@ void sweeper_free(struct sweeper *s)
 	disc_live_free(&s->live);
 	plan_free(&s->plan);
 	diag_free(&s->events);
+	flap_free(&s->flap);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -163,14 +165,55 @@ static void on_event(void *arg, const struct diff_event *ev)
 	diag_msg(&c->s->events, "%s", diff_event_str(c->s->sn, c->cur, ev, buf, sizeof(buf)));
 }
 
-/* Name what changed since the last heavy sweep (nothing on the first: all of it is new). */
-static unsigned name_events(struct sweeper *s, const struct subnet *cur)
+/*
+ * Name what changed since the last heavy sweep (nothing on the first: all of
+ * it is new), then the links damped or released. Both models are the ones
+ * routed, damped links left out: a damped link that comes and goes is not
+ * an event every sweep, and its release is one link up.
+ */
+static unsigned name_events(struct sweeper *s, const struct subnet *cur,
+			    const struct diag *flaps)
 {
 	struct event_ctx c = { s, cur };
+	unsigned n;
 
 	diag_free(&s->events);
 	s->events = (struct diag){ .limit = SWEEP_MAX_EVENTS };
-	return s->sn ? diff_models(s->sn, cur, on_event, &c) : 0;
+	n = s->sn ? diff_models(s->sn, cur, on_event, &c) : 0;
+	for (unsigned i = 0; i < flaps->n; i++)
+		diag_msg(&s->events, "%s", flaps->msg[i]);
+	return n + flaps->n;
+}
+
+/* Damped links out of the discovered model, before anything is planned on it. */
+static int damp(struct sweeper *s, struct subnet *sn, struct diag *flaps)
+{
+	struct flap_report rep;
+
+	return flap_sweep(&s->flap, s->sn, sn, now_ms(), &rep, flaps);
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+bool sweep_flap_due(const struct sweeper *s, uint64_t now_us)
+{
+	return flap_due(&s->flap) <= now_us / 1000;
+}
+
+uint64_t sweep_next_us(const struct sweeper *s, uint64_t now_us, uint64_t next_us)
+{
+	uint64_t due = flap_due(&s->flap);
+
+	if (due >= next_us / 1000)
+		return next_us;
+	/*
+	 * Due already: the heavy sweep just run could not release (it failed).
+	 * Try again in a second, not at once and forever.
+	 */
+	return due * 1000 > now_us + 1000000 ? due * 1000 : min_u64(now_us + 1000000, next_us);
 }
 
 int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
@@ -179,6 +222,7 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 	struct disc_live live = { 0 };
 	struct plan plan = { 0 };
 	struct subnet *sn = NULL;
+	struct diag flaps = { .limit = SWEEP_MAX_EVENTS };
 	uint64_t t0 = now_ms(), sent0 = txn_stats(s->x)->sent;
 	int r;
 
@@ -196,7 +240,9 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 		return r;
 	st->nodes = sn->n_nodes;
 	st->ports = sn->n_ports;
-	r = plan_sweep(s, sn, &live, &plan, st, msgs);
+	r = damp(s, sn, &flaps);
+	if (r == 0)
+		r = plan_sweep(s, sn, &live, &plan, st, msgs);
 	if (r == 0) {
 		uint32_t me = plan.sm_port;
 
@@ -208,9 +254,11 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 		plan_free(&plan);
 		subnet_free(sn);
 		disc_live_free(&live);
+		diag_free(&flaps);
 		return r;
 	}
-	st->events = name_events(s, sn);
+	st->events = name_events(s, sn, &flaps);
+	diag_free(&flaps);
 	subnet_free(s->sn);
 	disc_live_free(&s->live);
 	s->sn = sn;

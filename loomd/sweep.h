@@ -10,6 +10,7 @@
 #include "mad/txn.h"
 #include "routing/route.h"
 #include "loomd/agent.h"
+#include "loomd/flap.h"
 #include "fabric/disc.h"
 #include "plan/lid.h"
 #include "plan/mcast.h"
@@ -26,6 +27,7 @@ struct sweep_opts {
 	const char *guid2lid;   /* the persistent guid-to-LID map; NULL: none */
 	uint64_t subnet_prefix; /* 0: keep what the SM's port has, else fe80::/64 */
 	const struct config *config; /* partitions to program; NULL: P_Keys left alone */
+	struct flap_opts flap;
 };
 
 /*
@@ -39,6 +41,7 @@ struct sweeper {
 	struct sweep_opts o;
 	struct lid_map *lids;
 	struct prog_cache *cache;
+	/* The model routed: as discovered, less the damped links (flap). */
 	struct subnet *sn;
 	struct disc_live live;
 	/*
@@ -50,6 +53,7 @@ struct sweeper {
 	struct mcast *mcast;   /* multicast groups (the SA changes them) and the MFTs programmed */
 	/* What the last heavy sweep found changed since the one before: one line an event. */
 	struct diag events;
+	struct flap flap; /* links that change too often, kept out of sn */
 	unsigned heavy, light; /* sweeps done */
 	bool up;               /* the last heavy sweep reached SUBNET UP */
 };
@@ -59,7 +63,7 @@ struct sweep_stats {
 	bool heavy;
 	uint32_t nodes, ports;
 	unsigned changes; /* heavy: Sets sent; light: switches reporting a change */
-	unsigned events;  /* heavy: nodes gone or new, links down or up since the last one */
+	unsigned events;  /* heavy: nodes gone or new, links down, up, damped or released */
 	unsigned lft_blocks; /* of the changes: LFT blocks sent */
 	unsigned pkey_blocks; /* of the changes: P_Key blocks sent */
 	unsigned qos_blocks;  /* of the changes: SL2VL and VLArb blocks sent */
@@ -81,6 +85,16 @@ void sweeper_free(struct sweeper *s);
  * all (the local port does not answer, out of memory).
  */
 int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs);
+/*
+ * A damped link's hold is over at now_us (CLOCK_MONOTONIC): the next sweep
+ * must be heavy to put it back in the routes.
+ */
+bool sweep_flap_due(const struct sweeper *s, uint64_t now_us);
+/*
+ * The sweep timer's next time after a sweep at now_us: next_us, or earlier
+ * when a damped link's hold ends (a second after now_us at the earliest).
+ */
+uint64_t sweep_next_us(const struct sweeper *s, uint64_t now_us, uint64_t next_us);
 /*
  * Ask every switch of the last model whether a port changed state
  * (SwitchInfo:PortStateChange); *changed when one did or did not answer.

@@ -360,6 +360,10 @@ static void test_defaults(void **state)
 	assert_int_equal(def->part[0].member[0].kind, CONFIG_MEMBER_ALL);
 	assert_true(def->part[0].ipoib);
 	assert_string_equal(def->sm.state_dir, "/var/lib/loom");
+	/* Damping is on unless the file turns it off: 3 flaps in 10s, held 30s. */
+	assert_int_equal(def->sm.flap.flaps, 3);
+	assert_int_equal(def->sm.flap.window_us, 10000000);
+	assert_int_equal(def->sm.flap.hold_us, 30000000);
 	empty = load_ok("");
 	assert_true(config_equal(def, empty));
 	/* An absent default file is the defaults; an absent named file is an error. */
@@ -383,7 +387,7 @@ static void test_equal(void **state)
 
 	(void)state;
 	/* Each change below must make the two differ. */
-	for (int i = 0; i < 8; i++) {
+	for (int i = 0; i < 11; i++) {
 		b = load_ok("partitions: [{name: p, members: [self]}]");
 		assert_true(config_equal(a, b));
 		switch (i) {
@@ -410,6 +414,15 @@ static void test_equal(void **state)
 			break;
 		case 7:
 			b->qos[CONFIG_CLASS_SWITCH_PORT0].hoq_us = CONFIG_HOQ_INFINITE;
+			break;
+		case 8:
+			b->sm.flap.flaps = 0;
+			break;
+		case 9:
+			b->sm.flap.window_us++;
+			break;
+		case 10:
+			b->sm.flap.hold_us++;
 			break;
 		}
 		assert_false(config_equal(a, b));
