@@ -381,27 +381,6 @@ static void on_reply(void *arg, int status, const uint8_t *resp, size_t len)
 	       status == -EPROTO ? "refused or malformed answer" : strerror(-status));
 }
 
-/* IBA 14.2.5.6: LinkSpeedActive, or LinkSpeedExtActive when the port has it. */
-static uint8_t speed_of(const struct smp_port_info *pi)
-{
-	if ((pi->cap_mask & CAP_EXT_SPEEDS) && pi->ext_speed_active) {
-		switch (pi->ext_speed_active) {
-		case 1: return SPEED_FDR;
-		case 2: return SPEED_EDR;
-		case 4: return SPEED_HDR;
-		case 8: return SPEED_NDR;
-		}
-		return SPEED_UNKNOWN;
-	}
-	/* FDR10 shows only in Mellanox's ExtendedPortInfo, not read here. */
-	switch (pi->speed_active) {
-	case 1: return SPEED_SDR;
-	case 2: return SPEED_DDR;
-	case 4: return SPEED_QDR;
-	}
-	return SPEED_UNKNOWN;
-}
-
 /* The model's names are unique: the description, or it with the GUID added. */
 static int node_name(const struct subnet *sn, const struct dnode *nd, char *buf, size_t len)
 {
@@ -454,7 +433,7 @@ static int build_node(struct disc *d, struct subnet *sn, uint32_t i)
 		}
 		if (p > 0 || nd->ni.node_type != NODE_SWITCH) {
 			sp->width = dp->pi.width_active;
-			sp->speed = speed_of(&dp->pi);
+			sp->speed = disc_live_speed(&dp->pi);
 		}
 	}
 	return 0;

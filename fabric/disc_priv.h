@@ -11,8 +11,6 @@
 
 /* IBA 14.2.5.6 PortInfo:PortState. */
 #define PORT_STATE_DOWN 1
-/* IBA 14.2.5.6 CapabilityMask bit 14: IsExtendedSpeedsSupported. */
-#define CAP_EXT_SPEEDS 0x4000u
 
 struct dport {
 	uint32_t peer_node; /* SUBNET_NONE: not linked (yet) */

@@ -151,22 +151,3 @@ const char *health_width_name(uint8_t w)
 	return "?";
 }
 
-/* IBA 14.2.5.6: LinkSpeedActive, or LinkSpeedExtActive when the port has it. */
-uint8_t health_speed_active(const struct smp_port_info *pi)
-{
-	if ((pi->cap_mask & HEALTH_CAP_EXT_SPEEDS) && pi->ext_speed_active) {
-		switch (pi->ext_speed_active) {
-		case 1: return SPEED_FDR;
-		case 2: return SPEED_EDR;
-		case 4: return SPEED_HDR;
-		case 8: return SPEED_NDR;
-		}
-		return SPEED_UNKNOWN;
-	}
-	switch (pi->speed_active) {
-	case 1: return SPEED_SDR;
-	case 2: return SPEED_DDR;
-	case 4: return SPEED_QDR;
-	}
-	return SPEED_UNKNOWN;
-}

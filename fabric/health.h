@@ -51,9 +51,8 @@ enum health_severity {
 	_HEALTH_SEV_MAX,
 };
 
-/* IBA 14.2.5.6 CapabilityMask: IsSM (bit 1), IsExtendedSpeedsSupported (bit 14). */
+/* IBA 14.2.5.6 CapabilityMask: IsSM (bit 1); extended speeds: mad/smp.h. */
 #define HEALTH_CAP_IS_SM 0x2u
-#define HEALTH_CAP_EXT_SPEEDS 0x4000u
 
 #define HEALTH_ALL_GROUPS ((1u << _HEALTH_GROUP_MAX) - 1)
 #define HEALTH_TEXT 64
@@ -192,7 +191,5 @@ const char *health_state_name(uint8_t state);
 const char *health_phys_name(uint8_t phys);
 /* "4X", "1X", "?"; "SDR", "EDR", "?" for the width and speed fields of PortInfo. */
 const char *health_width_name(uint8_t width_bit);
-/* The speed a port runs at, as enum link_speed (LinkSpeedExtActive when it has it). */
-uint8_t health_speed_active(const struct smp_port_info *pi);
 
 #endif

@@ -44,7 +44,7 @@ static uint8_t fastest(uint8_t ext, uint8_t mask)
 /* LinkSpeedExt fields count only when both ends say they have them (IBA 14.2.5.6). */
 static uint8_t ext_mask(const struct smp_port_info *a, const struct smp_port_info *b, uint8_t m)
 {
-	return (a->cap_mask & HEALTH_CAP_EXT_SPEEDS) && (b->cap_mask & HEALTH_CAP_EXT_SPEEDS) ?
+	return (a->cap_mask & SMP_CAP_EXT_SPEEDS) && (b->cap_mask & SMP_CAP_EXT_SPEEDS) ?
 		m : 0;
 }
 
@@ -117,7 +117,7 @@ static void judge_held_back(const struct health_input *in, struct health_finding
 	uint8_t cap_s = fastest(ext_mask(x, y, x->ext_speed_supported & y->ext_speed_supported &
 					 y->ext_speed_enabled),
 				x->speed_supported & y->speed_supported & y->speed_enabled);
-	uint8_t sx = health_speed_active(x);
+	uint8_t sx = disc_live_speed(x);
 	char m[HEALTH_TEXT], e[HEALTH_TEXT], detail[2 * HEALTH_TEXT];
 
 	peer_str(in->sn, peer, detail, sizeof(detail));
@@ -146,7 +146,7 @@ static void judge_pair(const struct health_input *in, struct health_findings *fs
 	const struct subnet *sn = in->sn;
 	const struct smp_port_info *x = &in->live->port[a].pi, *y = &in->live->port[b].pi;
 	uint32_t node = sn->port[a].node;
-	uint8_t num = sn->port[a].num, sx = health_speed_active(x), sy = health_speed_active(y);
+	uint8_t num = sn->port[a].num, sx = disc_live_speed(x), sy = disc_live_speed(y);
 	uint8_t best_w = widest(x->width_supported & x->width_enabled & y->width_supported &
 				y->width_enabled);
 	uint8_t best_s = fastest(ext_mask(x, y, x->ext_speed_supported & x->ext_speed_enabled &

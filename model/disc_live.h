@@ -38,4 +38,10 @@ struct disc_live {
 
 void disc_live_free(struct disc_live *l);
 
+/*
+ * IBA 14.2.5.6: the speed a port runs, as the model names it: LinkSpeedActive,
+ * or LinkSpeedExtActive when the port has extended speeds (enum link_speed).
+ */
+uint8_t disc_live_speed(const struct smp_port_info *pi);
+
 #endif
