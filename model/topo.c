@@ -276,6 +276,12 @@ static int parse_buf(struct topo_ctx *x, const char *buf, size_t len, unsigned f
 	struct cur c = { buf, buf + len };
 	int r;
 
+	/*
+	 * A UTF-8 byte-order mark, as some editors write one: not a line of
+	 * the file (loom.yaml's reader takes one too).
+	 */
+	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+		c.p += 3;
 	x->file = file;
 	x->line = 0;
 	x->rec = REC_NONE;

@@ -223,6 +223,21 @@ static void test_parallel_and_default_port(void **state)
 	subnet_free(sn);
 }
 
+/* A file an editor saved with a UTF-8 byte-order mark reads as without it. */
+static void test_byte_order_mark(void **state)
+{
+	struct subnet *sn = tfx_read_ok("\xef\xbb\xbfSwitch 8 \"Switch1\"\n"
+				    "[1] \"Hca1\"[1]\n"
+				    "\n"
+				    "Hca 1 \"Hca1\"\n"
+				    "[1] \"Switch1\"[1]\n");
+
+	(void)state;
+	assert_int_equal(sn->n_nodes, 2);
+	tfx_assert_link(sn, "Switch1", 1, "Hca1", 1);
+	subnet_free(sn);
+}
+
 /* What real fabrics print: HDR/NDR, "[ext N]", routers, odd descriptions. */
 static void test_real_fabric(void **state)
 {
@@ -371,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_ibnetdiscover),
 		cmocka_unit_test(test_ibsim),
 		cmocka_unit_test(test_parallel_and_default_port),
+		cmocka_unit_test(test_byte_order_mark),
 		cmocka_unit_test(test_real_fabric),
 		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_read_file_include),
