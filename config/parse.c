@@ -12,6 +12,7 @@
 
 #include "config/config_priv.h"
 #include "lib/array.h"
+#include "lib/utf8.h"
 
 /*
  * Messages are kept here and handed to the diag list sorted by place (parse_flush),
@@ -109,42 +110,13 @@ bool parse_is_null(const struct pctx *p, const struct ynode *v)
 	       !strcmp(s, "NULL");
 }
 
-/* The code point at u[i] (libyaml has checked the UTF-8); its length in bytes, 0 if cut. */
-static uint32_t utf8_next(const unsigned char *u, uint32_t len, uint32_t i, uint32_t *cp)
-{
-	uint32_t c = u[i], n = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-
-	if (i + n > len)
-		return 0;
-	if (n == 2)
-		c = (c & 0x1f) << 6 | (u[i + 1] & 0x3f);
-	else if (n == 3)
-		c = (c & 0x0f) << 12 | (u[i + 1] & 0x3f) << 6 | (u[i + 2] & 0x3f);
-	else if (n == 4)
-		c = (c & 0x07) << 18 | (u[i + 1] & 0x3f) << 12 | (u[i + 2] & 0x3f) << 6 |
-		    (u[i + 3] & 0x3f);
-	*cp = c;
-	return n;
-}
-
-/*
- * Printable and on one line: no C0 or C1 control, no Unicode line or
- * paragraph separator, BOM or non-character. Such text prints back inside
- * YAML double quotes unchanged, so the normalised print reads back the same.
- */
-static bool char_printable(uint32_t c)
-{
-	return !(c < 0x20 || (c >= 0x7f && c < 0xa0) || c == 0x2028 || c == 0x2029 ||
-		 c == 0xfeff || (c >= 0xd800 && c < 0xe000) || c == 0xfffe || c == 0xffff);
-}
-
 static bool text_printable(const char *s, uint32_t len)
 {
 	uint32_t c, n;
 
 	for (uint32_t i = 0; i < len; i += n) {
 		n = utf8_next((const unsigned char *)s, len, i, &c);
-		if (!n || !char_printable(c))
+		if (!n || !utf8_printable(c))
 			return false;
 	}
 	return true;
@@ -165,7 +137,7 @@ const char *parse_quote(const struct pctx *p, const struct ynode *v, char *buf, 
 		len = utf8_next(s, v->len, i, &c);
 		if (!len)
 			break;
-		if (char_printable(c)) {
+		if (utf8_printable(c)) {
 			memcpy(buf + o, s + i, len);
 			o += len;
 		} else {

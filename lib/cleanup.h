@@ -15,6 +15,8 @@
  *   strnum.c   numbers in text: the value of a digit (for every reader of numbers), an
  *              option's number in a range (strnum.h)
  *   strpool.c  strings stored once, named by 32-bit offsets (strpool.h)
+ *   utf8.c     UTF-8 decoded with every check, and the one rule for what a
+ *              message may quote from a file as it is (utf8.h)
  *
  * Nothing here prints on its own: log.c, diag_print() and json_str() write
  * where the edge that calls them says.

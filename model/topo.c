@@ -39,6 +39,7 @@
 
 #include "lib/array.h"
 #include "lib/cleanup.h"
+#include "lib/utf8.h"
 #include "model/topo.h"
 #include "model/topo_priv.h"
 
@@ -96,10 +97,22 @@ const char *topo_show(const struct cur *c, char *buf, size_t len)
 
 	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
 		end--;
-	for (; p < end && n + 4 < len; p++) {
-		unsigned char ch = (unsigned char)*p;
+	/* lib/utf8.h's rule: printable UTF-8 as it is, any other byte a '?'. */
+	while (p < end) {
+		uint32_t cp;
+		unsigned k = utf8_next((const unsigned char *)p, (size_t)(end - p), 0, &cp);
 
-		buf[n++] = ch == '\t' ? ' ' : ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+		if (!k || !utf8_printable(cp) || *p == '\t')
+			k = 1; /* one byte shown as one character */
+		if (n + k + 3 >= len) /* room for it and "..." */
+			break;
+		if (k == 1 && (*p == '\t' || (unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)) {
+			buf[n++] = *p == '\t' ? ' ' : '?';
+		} else {
+			memcpy(buf + n, p, k);
+			n += k;
+		}
+		p += k;
 	}
 	if (p < end && n + 3 < len) {
 		memcpy(buf + n, "...", 3);

@@ -15,6 +15,7 @@
 
 #include "lib/array.h"
 #include "lib/cleanup.h"
+#include "lib/utf8.h"
 #include "lib/strnum.h"
 #include "plan/lid_priv.h"
 
@@ -166,14 +167,32 @@ static bool tok_hex(const struct tok *t, uint64_t *v)
 	return true;
 }
 
-/* A word as it may be quoted in a message: short and printable. */
+/*
+ * A word as it may be quoted in a message: short, and printable by
+ * lib/utf8.h's rule (any other byte, and a quote, a '?').
+ */
 static const char *tok_show(const struct tok *t, char *buf, size_t size)
 {
-	size_t n = t->n < size - 4 ? t->n : size - 4, i;
+	size_t i = 0, o = 0;
 
-	for (i = 0; i < n; i++)
-		buf[i] = t->p[i] >= 0x20 && t->p[i] < 0x7f && t->p[i] != '"' ? t->p[i] : '?';
-	strcpy(buf + i, n < t->n ? "..." : "");
+	while (i < t->n) {
+		uint32_t cp;
+		unsigned k = utf8_next((const unsigned char *)t->p, t->n, i, &cp);
+		bool show = k && utf8_printable(cp) && t->p[i] != '"';
+
+		if (!show)
+			k = 1; /* one byte shown as one '?' */
+		if (o + k + 4 > size) /* room for it and "..." */
+			break;
+		if (show) {
+			memcpy(buf + o, t->p + i, k);
+			o += k;
+		} else {
+			buf[o++] = '?';
+		}
+		i += k;
+	}
+	strcpy(buf + o, i < t->n ? "..." : "");
 	return buf;
 }
 

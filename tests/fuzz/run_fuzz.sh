@@ -11,14 +11,14 @@ secs=${FUZZ_SECONDS:-60}
 
 # target name -> the loom sources it needs besides its own harness
 declare -A sources=(
-	[topo]="model/topo*.c model/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
+	[topo]="model/topo*.c model/subnet.c lib/utf8.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
 	[smp]="mad/smp.c mad/smp_agent.c mad/smp_tables.c"
 	[pma]="mad/pma.c"
 	[thresh]="fabric/health_thresh.c mad/pma.c lib/diag.c"
 	[since]="fabric/health_since.c mad/pma.c model/subnet.c lib/diag.c lib/itab.c lib/strpool.c lib/array.c"
-	[config]="config/*.c lib/array.c lib/diag.c"
-	[lft_text]="routing/*.c model/topo*.c model/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c lib/par.c"
-	[guid2lid]="plan/lid.c plan/lid_file.c model/subnet.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
+	[config]="config/*.c lib/utf8.c lib/array.c lib/diag.c"
+	[lft_text]="routing/*.c model/topo*.c model/subnet.c lib/utf8.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c lib/par.c"
+	[guid2lid]="plan/lid.c plan/lid_file.c model/subnet.c lib/utf8.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
 	[ctl]="loomd/ctl_proto.c lib/json.c"
 	[sa]="sa/sa.c sa/sa_req.c sa/sa_src.c sa/sa_rec_*.c mad/rate.c model/subnet.c fabric/prog_cache.c plan/qos.c config/units.c plan/mcast*.c lib/array.c lib/itab.c lib/strpool.c"
 )
