@@ -96,6 +96,17 @@ struct config_root {
 	struct config_mark at;
 };
 
+/*
+ * Limits loom.yaml and loomd's options share: one table, so that neither
+ * takes a value the other refuses (--mad-window once went to 4096 while
+ * sm.mad.window stopped at 256).
+ */
+#define CONFIG_PRIORITY_MAX 15                /* SMInfo:Priority */
+#define CONFIG_SWEEP_US_MAX 86400000000ull    /* a light sweep at least once a day */
+#define CONFIG_MAD_WINDOW_MAX 256             /* SMPs in flight */
+#define CONFIG_MAD_TIMEOUT_US_MAX 10000000ull /* 10 s a try */
+#define CONFIG_MAD_RETRIES_MAX 20
+
 #define CONFIG_ENGINES_MAX 8
 /* sm.flap-damping.flaps: loomd keeps one more change time a link than this. */
 #define CONFIG_FLAPS_MAX 100

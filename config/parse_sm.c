@@ -150,20 +150,20 @@ static void m_window(struct pctx *p, const struct ynode *v, void *obj)
 {
 	uint64_t x;
 
-	if (parse_uint(p, v, 1, 256, &x))
+	if (parse_uint(p, v, 1, CONFIG_MAD_WINDOW_MAX, &x))
 		sm_of(obj)->mad.window = (uint16_t)x;
 }
 
 static void m_timeout(struct pctx *p, const struct ynode *v, void *obj)
 {
-	parse_duration(p, v, 1000, 10000000, false, &sm_of(obj)->mad.timeout_us);
+	parse_duration(p, v, 1000, CONFIG_MAD_TIMEOUT_US_MAX, false, &sm_of(obj)->mad.timeout_us);
 }
 
 static void m_retries(struct pctx *p, const struct ynode *v, void *obj)
 {
 	uint64_t x;
 
-	if (parse_uint(p, v, 0, 20, &x))
+	if (parse_uint(p, v, 0, CONFIG_MAD_RETRIES_MAX, &x))
 		sm_of(obj)->mad.retries = (uint8_t)x;
 }
 
@@ -216,7 +216,7 @@ static void s_priority(struct pctx *p, const struct ynode *v, void *obj)
 {
 	uint64_t x;
 
-	if (parse_uint(p, v, 0, 15, &x))
+	if (parse_uint(p, v, 0, CONFIG_PRIORITY_MAX, &x))
 		sm_of(obj)->priority = (uint8_t)x;
 }
 
@@ -226,7 +226,7 @@ static void s_sweep(struct pctx *p, const struct ynode *v, void *obj)
 	uint64_t us;
 
 	/* 0 turns timed sweeps off; otherwise at most 10 a second, at least one a day. */
-	if (!parse_duration(p, v, 0, 86400000000ull, false, &us))
+	if (!parse_duration(p, v, 0, CONFIG_SWEEP_US_MAX, false, &us))
 		return;
 	if (us && us < 100000) {
 		perr(p, v, "%s is too short (allowed: 0 for no timed sweeps, or 100ms-24h)",

@@ -143,23 +143,25 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
 			break;
 		case O_LFTS: o->lfts = optarg; o->set |= SET_LFTS; break;
 		case O_SWEEP:
-			r = parse_uint("--sweep-interval", optarg, 1, 86400, &secs);
+			r = parse_uint("--sweep-interval", optarg, 1,
+					       (unsigned)(CONFIG_SWEEP_US_MAX / 1000000), &secs);
 			o->set |= SET_SWEEP;
 			break;
 		case O_PRIO:
-			r = parse_uint("--priority", optarg, 0, 15, &o->priority);
+			r = parse_uint("--priority", optarg, 0, CONFIG_PRIORITY_MAX, &o->priority);
 			o->set |= SET_PRIO;
 			break;
 		case O_WIN:
-			r = parse_uint("--mad-window", optarg, 1, 4096, &o->txn.window);
+			r = parse_uint("--mad-window", optarg, 1, CONFIG_MAD_WINDOW_MAX, &o->txn.window);
 			o->set |= SET_WIN;
 			break;
 		case O_TMO:
-			r = parse_uint("--mad-timeout", optarg, 1, 60000, &o->txn.timeout_ms);
+			r = parse_uint("--mad-timeout", optarg, 1,
+					       (unsigned)(CONFIG_MAD_TIMEOUT_US_MAX / 1000), &o->txn.timeout_ms);
 			o->set |= SET_TMO;
 			break;
 		case O_RETRY:
-			r = parse_uint("--mad-retries", optarg, 0, 20, &o->txn.retries);
+			r = parse_uint("--mad-retries", optarg, 0, CONFIG_MAD_RETRIES_MAX, &o->txn.retries);
 			o->set |= SET_RETRY;
 			break;
 		case 'v': *lvl = LOG_LVL_DEBUG; break;

@@ -103,6 +103,16 @@ tap_check "... names the engine it does not have" grep -q "'bogus' is not an eng
 tap_is "loomd --check-config with options: exit 0" "$?" 0
 tap_check "... prints the options over the file (engines, LMC)" \
 	bash -c "grep -q '^    engine: \[vlayered, updn\]$' '$tmp/out' && grep -q '^    lmc: 2$' '$tmp/out'"
+# One table of limits: an option takes what the file takes, and no more.
+"${LOOMD:-loomd}" --check-config -c "$tmp/ft.yaml" --mad-window 256 --mad-timeout 10000 >"$tmp/out" 2>&1
+tap_is "loomd --mad-window 256 --mad-timeout 10000 (the file's limits): exit 0" "$?" 0
+tap_check "... printed as the file would have them" \
+	bash -c "grep -q '^    window: 256$' '$tmp/out' && grep -q '^    timeout: 10s$' '$tmp/out'"
+for bad in "--mad-window 257" "--mad-timeout 10001"; do
+	# shellcheck disable=SC2086 # the option and its value
+	"${LOOMD:-loomd}" --check-config -c "$tmp/ft.yaml" $bad >/dev/null 2>"$tmp/err"
+	tap_is "loomd $bad (past sm.mad's limit): exit 1" "$?" 1
+done
 "${LOOMD:-loomd}" --check-config -c "$tmp/ft.yaml" --routing file >/dev/null 2>"$tmp/err"
 tap_is "loomd --check-config --routing file without --lfts: exit 1" "$?" 1
 timeout 10 "${LOOMD:-loomd}" --once -c "$tmp/ft.yaml" --routing file --lfts "$tmp/none.lfts" \
