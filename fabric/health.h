@@ -91,6 +91,8 @@ struct health_sm_port {
 struct health_pma_port {
 	bool asked;
 	int status; /* 0: c holds the answer; else -errno of the read */
+	bool cleared;     /* --reset: a clear was sent after the read */
+	int clear_status; /* 0: cleared; else -errno of the clear */
 	struct pma_counters c;
 };
 

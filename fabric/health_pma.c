@@ -30,6 +30,7 @@ struct pma_run {
 	struct health_pma_port *out;
 	struct pma_slot *slot;
 	uint32_t next_tid;
+	bool clear; /* this pass clears what the last one read (--reset) */
 };
 
 static uint64_t now_ms(void)
@@ -67,7 +68,10 @@ static int send_get(struct pma_run *r, struct pma_slot *s)
 	s->tid = ++r->next_tid;
 	s->tries++;
 	s->deadline = now_ms() + r->o->timeout_ms;
-	pma_encode_port_counters(r->sn->port[s->port].num, s->tid, mad);
+	if (r->clear)
+		pma_encode_port_counters_clear(r->sn->port[s->port].num, s->tid, mad);
+	else
+		pma_encode_port_counters(r->sn->port[s->port].num, s->tid, mad);
 	return r->ops->send(r->t, mad, MAD_SIZE, r->o->timeout_ms, &to);
 }
 
@@ -80,11 +84,24 @@ static void got(struct pma_run *r, const uint8_t *mad, size_t len)
 
 		if (s->port == SUBNET_NONE || s->tid != (uint32_t)tid)
 			continue;
-		r->out[s->port].status = pma_decode_port_counters(mad, len,
-			r->sn->port[s->port].num, tid, &r->out[s->port].c);
+		if (r->clear) {
+			struct pma_counters zero;
+
+			r->out[s->port].clear_status = pma_decode_port_counters(mad, len,
+				r->sn->port[s->port].num, tid, &zero);
+		} else {
+			r->out[s->port].status = pma_decode_port_counters(mad, len,
+				r->sn->port[s->port].num, tid, &r->out[s->port].c);
+		}
 		s->port = SUBNET_NONE;
 		return;
 	}
+}
+
+/* Where this pass's outcome for port p goes. */
+static int *result(struct pma_run *r, uint32_t p)
+{
+	return r->clear ? &r->out[p].clear_status : &r->out[p].status;
 }
 
 /* Fill free slots from *next, retry or give up on expired ones; how many are in flight. */
@@ -98,22 +115,26 @@ static unsigned refill(struct pma_run *r, uint32_t *next)
 
 		if (s->port != SUBNET_NONE && s->deadline <= now) {
 			if (s->tries > r->o->retries) {
-				r->out[s->port].status = -ETIMEDOUT;
+				*result(r, s->port) = -ETIMEDOUT;
 				s->port = SUBNET_NONE;
 			} else if (send_get(r, s) < 0) {
-				r->out[s->port].status = -EIO;
+				*result(r, s->port) = -EIO;
 				s->port = SUBNET_NONE;
 			}
 		}
 		while (s->port == SUBNET_NONE && *next < r->sn->n_ports) {
 			uint32_t p = (*next)++;
 
-			if (!wanted(r->sn, r->live, p))
+			/* A clear goes only where the read went through. */
+			if (r->clear ? !r->out[p].asked || r->out[p].status : !wanted(r->sn, r->live, p))
 				continue;
-			r->out[p].asked = true;
+			if (r->clear)
+				r->out[p].cleared = true;
+			else
+				r->out[p].asked = true;
 			*s = (struct pma_slot){ .port = p };
 			if (send_get(r, s) < 0) {
-				r->out[p].status = -EIO;
+				*result(r, p) = -EIO;
 				s->port = SUBNET_NONE;
 			}
 		}
@@ -142,7 +163,7 @@ static int run(struct pma_run *r)
 }
 
 int health_read_pma(const struct mad_transport_ops *ops, void *t, const struct txn_opts *o,
-		    const struct subnet *sn, const struct disc_live *live,
+		    const struct subnet *sn, const struct disc_live *live, bool clear,
 		    struct health_pma_port **out)
 {
 	struct pma_run r = { .ops = ops, .t = t, .o = o, .sn = sn, .live = live,
@@ -161,6 +182,12 @@ int health_read_pma(const struct mad_transport_ops *ops, void *t, const struct t
 	for (unsigned i = 0; i < o->window; i++)
 		r.slot[i].port = SUBNET_NONE;
 	rc = run(&r);
+	if (rc == 0 && clear) {
+		r.clear = true;
+		for (unsigned i = 0; i < o->window; i++)
+			r.slot[i] = (struct pma_slot){ .port = SUBNET_NONE };
+		rc = run(&r);
+	}
 	free(r.slot);
 	if (rc < 0) {
 		free(r.out);

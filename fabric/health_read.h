@@ -21,10 +21,12 @@ int health_read_sm(struct txn *x, const struct subnet *sn, const struct disc_liv
  * MAD_UMAD_PERF, o->window Gets in flight, each tried 1 + o->retries times
  * for o->timeout_ms. *out is a new array indexed like sn's ports (free() it):
  * asked set for each port read, status 0 or -errno (-ETIMEDOUT: no answer,
- * -EREMOTEIO: refused). -ENOMEM, or the transport's -errno.
+ * -EREMOTEIO: refused). With clear (--reset), each port read is then
+ * cleared (a PortCounters Set of zeros): cleared set, clear_status 0 or
+ * -errno. -ENOMEM, or the transport's -errno.
  */
 int health_read_pma(const struct mad_transport_ops *ops, void *t, const struct txn_opts *o,
-		    const struct subnet *sn, const struct disc_live *live,
+		    const struct subnet *sn, const struct disc_live *live, bool clear,
 		    struct health_pma_port **out);
 
 /*

@@ -10,6 +10,7 @@
 #define PC_SIZE 44 /* PortCounters through PortXmitWait (IBA 16.1.3.5) */
 #define METHOD_GET 0x01
 #define METHOD_GET_RESP 0x81
+#define METHOD_SET 0x02
 
 static const struct {
 	const char *name;
@@ -58,19 +59,37 @@ static uint32_t get_be(const uint8_t *p, unsigned bytes)
 	return v;
 }
 
-void pma_encode_port_counters(uint8_t port_select, uint64_t tid, uint8_t mad[MAD_SIZE])
+static void encode(uint8_t method, uint8_t port_select, uint64_t tid, uint8_t mad[MAD_SIZE])
 {
 	memset(mad, 0, MAD_SIZE);
 	mad[0] = 1; /* BaseVersion */
 	mad[1] = PMA_CLASS;
 	mad[2] = PMA_CLASS_VERSION;
-	mad[3] = METHOD_GET;
+	mad[3] = method;
 	for (unsigned i = 0; i < 8; i++)
 		mad[8 + i] = (uint8_t)(tid >> (56 - 8 * i));
 	put_be16(mad + 16, PMA_ATTR_PORT_COUNTERS);
 	mad[PMA_DATA + 1] = port_select;
-	/* CounterSelect: IBA 16.1.3.5 says a Get ignores it; all ones as perfquery sends. */
+	/*
+	 * CounterSelect: a Get ignores it (IBA 16.1.3.5; all ones as perfquery
+	 * sends); a Set writes the selected counters, all of them, to the zeros
+	 * the rest of the attribute holds. PortXmitWait and the counters IBA
+	 * 1.2.1 added are selected by CounterSelect2 (ib_port_counters_t's
+	 * counter_select2, byte 18): all of them too.
+	 */
 	put_be16(mad + PMA_DATA + 2, 0xffff);
+	if (method == METHOD_SET)
+		mad[PMA_DATA + 18] = 0xff;
+}
+
+void pma_encode_port_counters(uint8_t port_select, uint64_t tid, uint8_t mad[MAD_SIZE])
+{
+	encode(METHOD_GET, port_select, tid, mad);
+}
+
+void pma_encode_port_counters_clear(uint8_t port_select, uint64_t tid, uint8_t mad[MAD_SIZE])
+{
+	encode(METHOD_SET, port_select, tid, mad);
 }
 
 uint64_t pma_tid(const uint8_t *mad, size_t len)

@@ -48,6 +48,12 @@ uint32_t pma_counter_max(enum pma_counter c);
 /* A PortCounters Get for port_select (0xff: all ports of a switch) with TID tid. */
 void pma_encode_port_counters(uint8_t port_select, uint64_t tid, uint8_t mad[MAD_SIZE]);
 /*
+ * A PortCounters Set that clears every counter of port_select (IBA 16.1.3.5:
+ * the selected counters take the values given, zeros). Its GetResp decodes
+ * with pma_decode_port_counters, which checks the status.
+ */
+void pma_encode_port_counters_clear(uint8_t port_select, uint64_t tid, uint8_t mad[MAD_SIZE]);
+/*
  * Decode an answer to pma_encode_port_counters(port_select, tid): -EPROTO if
  * it is short or not a GetResp of PortCounters with that TID and port,
  * -EREMOTEIO on a non-zero MAD status.

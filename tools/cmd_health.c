@@ -60,6 +60,9 @@ static void health_usage(FILE *f)
 		   "  --strict         warnings count as problems (exit 1)\n"
 		   "  --since FILE     judge counters by how much they moved since an earlier\n"
 		   "                   --json run saved in FILE (errors per interval)\n"
+		   "  --reset          clear each port's PortCounters once they are read (off by\n"
+		   "                   default: reading changes nothing); the values judged and\n"
+		   "                   printed are those read before the clear\n"
 		   "  --prometheus FILE  also write the result for node_exporter's textfile\n"
 		   "                   collector (atomically): verdict, problems by group, and\n"
 		   "                   loom_port_up and every error counter of every port read\n"
@@ -77,7 +80,7 @@ static int parse_uint(const char *s, unsigned max, unsigned *out);
 struct health_args {
 	const char *ca, *expect, *prom, *since;
 	unsigned port, groups;
-	bool json, strict;
+	bool json, strict, reset;
 	struct txn_opts o;
 	uint32_t thresh[_PMA_COUNTER_MAX];
 };
@@ -130,6 +133,30 @@ static int read_thresholds(const char *path, uint32_t t[_PMA_COUNTER_MAX])
 	return r;
 }
 
+/* --reset: what was cleared, and every port where the clear did not take. */
+static void say_cleared(const struct subnet *sn, const struct health_pma_port *pma)
+{
+	unsigned ok = 0, bad = 0;
+
+	for (uint32_t p = 0; p < sn->n_ports; p++) {
+		const struct subnet_node *n = &sn->node[sn->port[p].node];
+
+		if (!pma[p].cleared)
+			continue;
+		if (!pma[p].clear_status) {
+			ok++;
+			continue;
+		}
+		bad++;
+		fprintf(stderr, "loom health: %s 0x%016" PRIx64 " \"%s\" port %u: clearing "
+			"PortCounters failed: %s; its counters keep counting from where they were\n",
+			subnet_type_name(n->type), n->guid, subnet_str(sn, n->desc), sn->port[p].num,
+			strerror(-pma[p].clear_status));
+	}
+	fprintf(stderr, "loom health: PortCounters cleared on %u port%s%s\n", ok, ok == 1 ? "" : "s",
+		bad ? " (see above for the others)" : "");
+}
+
 static int parse_args(int argc, char **argv, struct health_args *a)
 {
 	static const struct option opts[] = {
@@ -143,6 +170,7 @@ static int parse_args(int argc, char **argv, struct health_args *a)
 		{ "threshold-file", required_argument, NULL, 'F' },
 		{ "prometheus", required_argument, NULL, 'P' },
 		{ "since", required_argument, NULL, 'S' },
+		{ "reset", no_argument, NULL, 'R' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "retries", required_argument, NULL, 'r' },
@@ -159,6 +187,7 @@ static int parse_args(int argc, char **argv, struct health_args *a)
 		case 'e': a->expect = optarg; break;
 		case 'P': a->prom = optarg; break;
 		case 'S': a->since = optarg; break;
+		case 'R': a->reset = true; break;
 		case 'j': a->json = true; break;
 		case 's': a->strict = true; break;
 		case 'T': r = parse_threshold(optarg, a->thresh); break;
@@ -422,13 +451,15 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 		}
 	}
 	if (a->groups & (1u << HEALTH_COUNTERS)) {
-		r = health_read_pma(&mad_umad_ops, u, &a->o, sn, &live, &pma);
+		r = health_read_pma(&mad_umad_ops, u, &a->o, sn, &live, a->reset, &pma);
 		if (r < 0) {
 			fprintf(stderr, "loom health: reading PortCounters failed: %s\n",
 				strerror(-r));
 			rc = EXIT_CANNOT;
 			goto out;
 		}
+		if (a->reset)
+			say_cleared(sn, pma);
 	}
 	if (a->groups & (1u << HEALTH_ROUTES)) {
 		r = health_read_lft(x, sn, &live, &lft);

@@ -155,6 +155,25 @@ tap_is "--since a malformed file: exit 2" "$hrc" 2
 tap_check "and FILE:LINE says where" grep -q "bad.json:2: " "$tmp/sincebad.err" ||
 	tap_diag "$(cat "$tmp/sincebad.err")"
 
+# ---- --reset: read, judge what was read, then clear ----------------------------------
+health reset0 --only counters
+n0=$(grep -cE '^(error|warning) ' "$tmp/reset0.out")
+tap_check "before --reset: counters over their thresholds are found ($n0)" test "$n0" -gt 0
+health reset1 --only counters --reset
+tap_is "--reset: judged on the values read before the clear (exit 1, $n0 findings)" \
+	"$hrc $(grep -cE '^(error|warning) ' "$tmp/reset1.out")" "1 $n0"
+tap_check "--reset: says how many ports it cleared" \
+	grep -qE '^loom health: PortCounters cleared on [1-9][0-9]* ports$' "$tmp/reset1.err" ||
+	tap_diag "$(cat "$tmp/reset1.err")"
+lid=$(sim_run C ibnetdiscover 2>/dev/null |
+	awk '/^Switch/ && /"leaf003"/ { sub(/.* lid /, ""); print $1 + 0; exit }')
+sym=$(sim_run C perfquery "$lid" 2 2>/dev/null | sed -n 's/^SymbolErrorCounter:\.*//p')
+tap_is "--reset: perfquery reads leaf003 port 2's SymbolErrorCounter back as 0 (was 30)" "$sym" 0
+health reset2 --only counters
+tap_is "after --reset: nothing over a threshold any more (exit 0, no finding)" \
+	"$hrc $(grep -cE '^(error|warning) ' "$tmp/reset2.out")" "0 0" ||
+	tap_diag "$(head -n 5 "$tmp/reset2.out")"
+
 sim_signal C TERM
 wait "$sm_pid"
 tap_done
