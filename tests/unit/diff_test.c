@@ -14,22 +14,13 @@
 
 #include "model/diff.h"
 #include "model/topo.h"
+#include "tests/unit/topo_fixture.h"
 
 /* Two switches, two hosts; the second file may change it. */
 static const char base[] =
 	"Switch 4 \"s1\"\n[1] \"h1\"[1]\n[2] \"s2\"[2]\n[3] \"s2\"[3]\n\n"
 	"Switch 4 \"s2\"\n[1] \"h2\"[1]\n[2] \"s1\"[2]\n[3] \"s1\"[3]\n\n"
 	"Hca 1 \"h1\"\n[1] \"s1\"[1]\n\nHca 1 \"h2\"\n[1] \"s2\"[1]\n";
-
-static struct subnet *model(const char *text)
-{
-	struct subnet *sn = NULL;
-	struct diag d = { 0 };
-
-	assert_int_equal(topo_read_mem(text, strlen(text), "t", &sn, &d), 0);
-	diag_free(&d);
-	return sn;
-}
 
 struct seen {
 	char line[8][320];
@@ -56,7 +47,7 @@ static unsigned run(const struct subnet *old, const struct subnet *cur, struct s
 
 static void test_same_fabric(void **state)
 {
-	struct subnet *a = model(base), *b = model(base);
+	struct subnet *a = tfx_read_ok(base), *b = tfx_read_ok(base);
 	struct seen s;
 
 	(void)state;
@@ -72,7 +63,7 @@ static void test_link_down_and_up(void **state)
 		"Switch 4 \"s1\"\n[1] \"h1\"[1]\n[2] \"s2\"[2]\n\n"
 		"Switch 4 \"s2\"\n[1] \"h2\"[1]\n[2] \"s1\"[2]\n\n"
 		"Hca 1 \"h1\"\n[1] \"s1\"[1]\n\nHca 1 \"h2\"\n[1] \"s2\"[1]\n";
-	struct subnet *a = model(base), *b = model(one_less);
+	struct subnet *a = tfx_read_ok(base), *b = tfx_read_ok(one_less);
 	struct seen s;
 
 	(void)state;
@@ -95,7 +86,7 @@ static void test_node_gone_and_cable_moved(void **state)
 		"Switch 4 \"s1\"\n[4] \"h1\"[1]\n[2] \"s2\"[2]\n[3] \"s2\"[3]\n\n"
 		"Switch 4 \"s2\"\n[2] \"s1\"[2]\n[3] \"s1\"[3]\n\n"
 		"Hca 1 \"h1\"\n[1] \"s1\"[4]\n";
-	struct subnet *a = model(base), *b = model(moved);
+	struct subnet *a = tfx_read_ok(base), *b = tfx_read_ok(moved);
 	struct seen s;
 
 	(void)state;
@@ -115,7 +106,7 @@ static void test_node_gone_and_cable_moved(void **state)
 
 static void test_no_old_model(void **state)
 {
-	struct subnet *b = model(base);
+	struct subnet *b = tfx_read_ok(base);
 	struct seen s;
 
 	(void)state;

@@ -17,6 +17,7 @@
 #include "loomd/flap.h"
 #include "model/diff.h"
 #include "model/topo.h"
+#include "tests/unit/topo_fixture.h"
 
 /* Two switches with two links between them (ports 2 and 3), a host on each. */
 static const char twice[] =
@@ -28,25 +29,12 @@ static const char once[] =
 	"Switch 4 \"s1\"\n[1] \"h1\"[1]\n[2] \"s2\"[2]\n\n"
 	"Switch 4 \"s2\"\n[1] \"h2\"[1]\n[2] \"s1\"[2]\n\n"
 	"Hca 1 \"h1\"\n[1] \"s1\"[1]\n\nHca 1 \"h2\"\n[1] \"s2\"[1]\n";
-/* The port 2 link alone: it is the only way to s2 and h2. */
-static const char bridge[] =
-	"Switch 4 \"s1\"\n[1] \"h1\"[1]\n[2] \"s2\"[2]\n\n"
-	"Switch 4 \"s2\"\n[1] \"h2\"[1]\n[2] \"s1\"[2]\n\n"
-	"Hca 1 \"h1\"\n[1] \"s1\"[1]\n\nHca 1 \"h2\"\n[1] \"s2\"[1]\n";
+/* The port 2 link alone (the fabric of once): it is the only way to s2 and h2. */
+static const char *const bridge = once;
 static const char bridge_down[] =
 	"Switch 4 \"s1\"\n[1] \"h1\"[1]\n\n"
 	"Switch 4 \"s2\"\n[1] \"h2\"[1]\n\n"
 	"Hca 1 \"h1\"\n[1] \"s1\"[1]\n\nHca 1 \"h2\"\n[1] \"s2\"[1]\n";
-
-static struct subnet *model(const char *text)
-{
-	struct subnet *sn = NULL;
-	struct diag d = { 0 };
-
-	assert_int_equal(topo_read_mem(text, strlen(text), "t", &sn, &d), 0);
-	diag_free(&d);
-	return sn;
-}
 
 /* A daemon's view: the model it routed last, and the last sweep's report and lines. */
 struct run {
@@ -66,7 +54,7 @@ static void count_event(void *arg, const struct diff_event *ev)
 /* One heavy sweep at now that finds text; what it keeps is the model routed. */
 static void sweep(struct run *r, const char *text, uint64_t now)
 {
-	struct subnet *raw = model(text);
+	struct subnet *raw = tfx_read_ok(text);
 
 	diag_free(&r->msgs);
 	r->msgs = (struct diag){ .limit = 16 };
@@ -156,7 +144,7 @@ static void test_same_change_twice(void **state)
 	(void)state;
 	flap_init(&r.f, &(struct flap_opts){ .flaps = 1, .window_ms = 20000, .hold_ms = 3000 });
 	sweep(&r, twice, 0);
-	raw = model(once);
+	raw = tfx_read_ok(once);
 	assert_int_equal(flap_sweep(&r.f, r.planned, raw, 1000, &r.rep, &r.msgs), 0);
 	subnet_free(raw); /* the sweep failed: r.planned stays */
 	sweep(&r, once, 2000);
