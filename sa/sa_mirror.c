@@ -80,6 +80,9 @@ static void group_of(const ib_member_rec_t *r, struct mcast_group *g)
 	g->hop = hop;
 	g->tclass = r->tclass;
 	g->scope = r->scope_state >> 4;
+	/* OpenSM answers Scope 0: the MGID says it (IBA 4.1.1, its low nibble of byte 1). */
+	if (!g->scope && g->mgid[0] == 0xff)
+		g->scope = g->mgid[1] & 0xf;
 }
 
 static bool same_fields(const struct mcast_group *a, const struct mcast_group *b)

@@ -12,9 +12,9 @@
  * record, sorted, for the e2e tests to compare with saquery:
  *
  *     group MGID mlid 0xC000 qkey 0x... pkey 0x... mtu N rate N sl N life N scope N
- *     member MGID PORTGUID state 0xN
+ *     member MGID PORTGID state 0xN
  *     service ID GID pkey 0x... lease N name NAME
- *     sub PORTGUID generic N trap N type N qpn N lid_begin N lid_end N producer 0x...
+ *     sub SUBSCRIBERGID generic N trap N type N qpn N lid_begin N lid_end N producer 0x...
  *
  * then a summary line. Exit 0; 1 if the master refused (its status
  * printed); 2 if the port or the SA cannot be reached.
@@ -42,9 +42,17 @@ static void gid_str(const uint8_t g[16], char out[INET6_ADDRSTRLEN])
 	inet_ntop(AF_INET6, g, out, INET6_ADDRSTRLEN);
 }
 
+/* A port's GID as saquery prints it: the subnet prefix the records showed, the GUID. */
+static void port_gid(uint64_t prefix, uint64_t guid, char out[INET6_ADDRSTRLEN])
+{
+	uint64_t w[2] = { htobe64(prefix), htobe64(guid) };
+
+	gid_str((const uint8_t *)w, out);
+}
+
 static void print_groups(const struct sa_mirror *m)
 {
-	char s[INET6_ADDRSTRLEN];
+	char s[INET6_ADDRSTRLEN], p[INET6_ADDRSTRLEN];
 
 	for (uint32_t i = 0; i < m->n_g; i++) {
 		const struct mcast_group *g = &m->g[i];
@@ -53,9 +61,10 @@ static void print_groups(const struct sa_mirror *m)
 		printf("group %s mlid 0x%04X qkey 0x%08x pkey 0x%04x mtu %u rate %u sl %u life %u "
 		       "scope %u members %u\n", s, g->mlid, g->qkey, g->pkey, g->mtu, g->rate, g->sl,
 		       g->pkt_life, g->scope, g->n_m);
-		for (uint32_t j = 0; j < g->n_m; j++)
-			printf("member %s 0x%016" PRIx64 " state 0x%x\n", s, g->m[j].guid,
-			       g->m[j].state);
+		for (uint32_t j = 0; j < g->n_m; j++) {
+			port_gid(m->prefix, g->m[j].guid, p);
+			printf("member %s %s state 0x%x\n", s, p, g->m[j].state);
+		}
 	}
 }
 
@@ -78,12 +87,15 @@ static void print_services(const struct sa_mirror *m)
 
 static void print_subs(const struct sa_mirror *m)
 {
+	char p[INET6_ADDRSTRLEN];
+
 	for (uint32_t i = 0; i < m->n_sub; i++) {
 		const struct sa_inform *f = &m->sub[i].inf;
 
-		printf("sub 0x%016" PRIx64 " generic %u trap %u type %u qpn %u lid_begin %u "
-		       "lid_end %u producer 0x%06x\n", m->sub[i].guid, f->is_generic, f->trap_num,
-		       f->type, f->qpn, f->lid_begin, f->lid_end, f->producer);
+		port_gid(m->prefix, m->sub[i].guid, p);
+		printf("sub %s generic %u trap %u type %u qpn %u lid_begin %u lid_end %u "
+		       "producer 0x%06x\n", p, f->is_generic, f->trap_num, f->type, f->qpn,
+		       f->lid_begin, f->lid_end, f->producer);
 	}
 }
 
