@@ -38,7 +38,7 @@
 struct sa_mirror {
 	struct mcast_group *g;   /* m[] members; permanent false; MLIDs as the master had them */
 	uint32_t n_g, cap_g;
-	struct sa_service *svc;  /* expires_ms: the lease left in ms as answered (UINT64_MAX: none) */
+	struct sa_service *svc;  /* expires_ms: ServiceLease in ms as answered (UINT64_MAX: none) */
 	uint32_t n_svc, cap_svc;
 	struct sa_sub *sub;
 	uint32_t n_sub, cap_sub;

@@ -170,7 +170,13 @@ static int install_services(const struct sa_mirror *m, struct sa_services *sv, u
 		struct sa_service s = m->svc[i];
 		uint32_t j;
 
-		/* The lease left at the fetch starts again now: at most the fetch's age too long. */
+		/*
+		 * The lease starts again now. OpenSM and loomd both answer the
+		 * ServiceLease as registered, not what remains of it (OpenSM
+		 * counts the rest down in a field of its own), so a service may
+		 * outlive its lease at the old master by up to one lease; its
+		 * owner renews it within the lease anyway.
+		 */
 		if (s.expires_ms != UINT64_MAX)
 			s.expires_ms += now_ms;
 		for (j = 0; j < sv->n; j++)
