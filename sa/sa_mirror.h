@@ -181,10 +181,11 @@ struct sa_mirror_stats {
  *    it in the mirror already took, is refused (counted; not installed);
  *  - a service with the RID of ours replaces it; a subscription equal to
  *    ours (same port, fields and QPN) replaces it; ours otherwise stay.
- * mcast_changed(mc) is called when groups changed; ev->mgids (the groups
- * trap 66/67 are reported against) is set to the groups after install, so
- * that subscribers get no "group created" Reports for groups the master
- * already had. mc, svc or ev NULL: that part is left out. 0, or -ENOMEM
+ * ev->mgids (the groups trap 66/67 are reported against) is set to the
+ * groups after install, then mcast_changed(mc) is called if groups changed
+ * (the MFTs must follow; loomd's listener then finds no group to report),
+ * so that subscribers get no "group created" Reports (trap 66) for groups
+ * the master already had. mc, svc or ev NULL: that part is left out. 0, or -ENOMEM
  * (then what was installed so far stays).
  */
 int sa_mirror_install(const struct sa_mirror *m, struct mcast *mc, struct sa_services *svc,

@@ -155,8 +155,6 @@ static int install_groups(const struct sa_mirror *m, struct mcast *mc, struct sa
 		}
 	}
 	free(c.ok);
-	if (st->groups_new || st->groups_merged || st->groups_moved)
-		mcast_changed(mc);
 	return r;
 }
 
@@ -257,5 +255,11 @@ int sa_mirror_install(const struct sa_mirror *m, struct mcast *mc, struct sa_ser
 		r = install_subs(m, ev, sn, st);
 	if (r == 0 && ev && mc)
 		r = baseline(mc, ev);
+	/*
+	 * After the baseline: loomd's listener reports groups created against
+	 * it (sa_mcast_changed), and these the hosts knew all along.
+	 */
+	if (mc && (st->groups_new || st->groups_merged || st->groups_moved))
+		mcast_changed(mc);
 	return r;
 }

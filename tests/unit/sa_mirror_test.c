@@ -126,11 +126,27 @@ static void mirror_of(const struct sa_fab *f, struct sa_mirror *m)
 	}
 }
 
+/* The listener loomd sets on its groups: what the trap 66/67 baseline held when it was told. */
+struct told {
+	const struct sa_events *ev;
+	unsigned calls;
+	uint32_t baseline;
+};
+
+static void on_changed(void *arg)
+{
+	struct told *t = arg;
+
+	t->calls++;
+	t->baseline = t->ev->n_mgids;
+}
+
 static void test_roundtrip(void **state)
 {
 	struct sa_fab *f = *state, *b;
 	struct sa_mirror m = { 0 };
 	struct sa_mirror_stats st;
+	struct told told = { 0 };
 	void *bs = NULL;
 
 	master_state(f);
@@ -158,7 +174,14 @@ static void test_roundtrip(void **state)
 	/* A second SA of the same fabric, the standby taking over. */
 	assert_int_equal(sa_fix_mirror(&bs), 0);
 	b = bs;
+	told.ev = &b->ev;
+	b->mc->changed = on_changed;
+	b->mc->changed_arg = &told;
 	assert_int_equal(sa_mirror_install(&m, b->mc, &b->svc, &b->ev, b->sn, 5000, &st), 0);
+	/* Told once, with the baseline already holding both groups: no trap 66 for them. */
+	assert_int_equal(told.calls, 1);
+	assert_int_equal(told.baseline, 2);
+	b->mc->changed = NULL;
 	assert_int_equal(st.groups_new, 2);
 	assert_int_equal(st.members, 3);
 	assert_int_equal(st.services, 1);
