@@ -15,6 +15,7 @@
 # record a member, so a group without members (its IPoIB broadcast group
 # before any host joins) is not in the mirror; loomd lists such a group
 # with PortGID 0, so it is. Both checked below.
+#  - on ft2-k8, 31 hosts in one group of loomd's: a 9-segment answer, whole.
 # Fabric: tests/topologies/2sw2path.topo; the SM at Hca1, the mirror at Hca2.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -159,5 +160,34 @@ if sim_start l "$topo"; then
 	sim_stop l
 else
 	tap_check "loomd simulator starts" false
+fi
+# ---- many members: an answer of many RMPP segments -----------------------------------
+# Every other host of ft2-k8 (31) joins loomd's IPoIB broadcast group: the
+# MCMemberRecord table is 31 records, 1736 bytes, 9 segments.
+big=$srcdir/tests/topologies/ft2-k8.topo
+if sim_start b "$big"; then
+	if tap_check "ft2-k8, loomd: SUBNET UP" sa_loomd b "$tmp/loomd-b.log" "$tmp/state-b" \
+		--sweep-interval 5; then
+		bad=0
+		for h in $(sim_topo_nodes "$big" | awk -F'\t' '$1 == "Ca" { print $2 }' | sed 1d); do
+			at b "$h" "$rig/mcjoin" --timeout 3000 ff12:401b:ffff::ffff:ffff >/dev/null ||
+				bad=$((bad + 1))
+		done
+		tap_is "ft2-k8, loomd: 31 hosts join ff12:401b:ffff::ffff:ffff" "$bad" 0
+		at b h00002 "$rig/samirror" -t 20000 >"$tmp/b.mirror" 2>&1
+		tap_is "ft2-k8, loomd: samirror fetches the mirror" "$?" 0
+		tap_check "ft2-k8, loomd: ... 1 group with 31 members" \
+			grep -q '^mirror: 1 groups, 31 members, 0 services, 0 subscriptions, 0 skipped' \
+			"$tmp/b.mirror" || tap_diag "$(tail -n 3 "$tmp/b.mirror")"
+		at b h00002 saquery --smkey 1 -m >"$tmp/b.m" 2>&1
+		awk '/PortGid\.+/ { p = $0; sub(/.*\.+/, "", p); print p }' "$tmp/b.m" >"$tmp/b.sq"
+		awk '$1 == "member" { print $3 }' "$tmp/b.mirror" >"$tmp/b.mi"
+		same "ft2-k8, loomd" "members" "$tmp/b.mi" "$tmp/b.sq"
+	fi
+	sim_signal b TERM
+	wait "$SM_PID"
+	sim_stop b
+else
+	tap_check "ft2-k8 simulator starts" false
 fi
 tap_done
