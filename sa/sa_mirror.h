@@ -101,7 +101,9 @@ struct sa_mirror_fetch {
 		uint64_t due_ms;
 		unsigned tries;
 		bool done;
-		uint16_t status;   /* the master's MAD status, if it refused */
+		uint16_t status;   /* the master's MAD status, if it refused; an SA that
+				    * does not serve the table (0x0008, 0x000C) counts as
+				    * an empty one, done, its status kept here */
 	} q[_SA_MIRROR_Q_MAX];
 	struct sa_mirror m;
 	int err;                   /* the first failure; 0: none */
@@ -143,8 +145,9 @@ void sa_mirror_fetch_free(struct sa_mirror_fetch *f);
  * buffer for answers of MAD_RMPP_MAX bytes), until complete, failed, or
  * timeout_ms passed (-ETIMEDOUT). For tools and tests; loomd drives the
  * fetch from its event loop instead. Responses not of this fetch are
- * dropped. 0 and *out filled, or -errno (and *fail_status the master's
- * refusal, when -EREMOTEIO).
+ * dropped. 0 and *out filled, or -errno. *fail_status: the master's
+ * refusal when -EREMOTEIO; on success, the status of a table it does not
+ * serve (0: it served all three).
  */
 int sa_mirror_fetch_run(const struct mad_transport_ops *ops, void *t,
 			const struct sa_mirror_fetch_opts *o, int timeout_ms, struct sa_mirror *out,

@@ -89,6 +89,13 @@ bool sa_mirror_fetch_input(struct sa_mirror_fetch *f, const uint8_t *mad, size_t
 	if (f->q[i].done || f->err)
 		return true; /* a retry's second answer: already have it */
 	status = be16toh(h.status);
+	if (status == SA_ST_UNSUP_METHOD || status == SA_ST_UNSUP_METHOD_ATTR) {
+		/* An SA without that table: the rest is still worth having; the status says so. */
+		f->q[i].status = status;
+		f->q[i].done = true;
+		f->answers++;
+		return true;
+	}
 	if (status && status != SA_ST_NO_RECORDS) {
 		/* A refusal may come as GetResp: any response method counts. */
 		f->q[i].status = status;

@@ -154,6 +154,9 @@ int main(int argc, char **argv)
 			strerror(-r));
 		return 2;
 	}
+	if (st)
+		fprintf(stderr, "samirror: the SA at LID %ld does not serve one of the tables "
+			"(status 0x%04x): taken as empty\n", lid, st);
 	print_groups(&m);
 	print_services(&m);
 	print_subs(&m);

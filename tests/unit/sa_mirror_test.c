@@ -453,6 +453,25 @@ static void test_fetch(void **state)
 	assert_int_equal(sa_mirror_fetch_state(&x), -EREMOTEIO);
 	assert_int_equal(x.q[SA_MIRROR_Q_SERVICE].status, 0x0700);
 	sa_mirror_fetch_free(&x);
+
+	/* An SA without InformInfoRecords (0x000C): an empty table, its status kept. */
+	k.n = 0;
+	o.sm_key = SFX_SM_KEY;
+	assert_int_equal(sa_mirror_fetch_start(&x, &o, &fake_ops, &k, 10, 0), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		a = answer(f, &k, i);
+		assert_true(sa_mirror_fetch_input(&x, a.out, a.len));
+		free(a.out);
+	}
+	memcpy(other, k.sent[2], MAD_SIZE);
+	other[3] = IB_MAD_METHOD_GETTABLE_RESP;
+	other[5] = 0x0c;
+	assert_true(sa_mirror_fetch_input(&x, other, MAD_SIZE));
+	assert_int_equal(sa_mirror_fetch_state(&x), 1);
+	assert_int_equal(x.q[SA_MIRROR_Q_INFORM].status, 0x000c);
+	assert_int_equal(x.m.n_g, 2);
+	assert_int_equal(x.m.n_sub, 0);
+	sa_mirror_fetch_free(&x);
 }
 
 int main(void)
