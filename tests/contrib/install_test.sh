@@ -37,8 +37,8 @@ while IFS= read -r line; do
 	prog=${prog%% *}
 	tap_check "${line%%=*}: $prog is installed and executable" test -x "$d$prog"
 done <<<"$exec_lines"
-tap_is "ExecStartPre checks the configuration with the same loomd" "$(sed -n 's/^ExecStart=\(.*\)/\1/p' "$unit")" \
-	"$(grep -o '^ExecStartPre=[^ ]*' "$unit" | sed 's/^ExecStartPre=//')"
+tap_is "ExecStart runs the installed loomd" "$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$unit")" \
+	"$(cd "$d" && find . -path '*/sbin/loomd' | sed 's/^\.//')"
 
 # What the unit must say (issue 20): notify with a watchdog, reload, the three
 # directories, restart, and the sandbox an SM on /dev/infiniband allows.
