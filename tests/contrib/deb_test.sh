@@ -3,7 +3,7 @@
 # copy of the source, and they hold what an operator installs: loomd, loom,
 # loomd.service in systemd's unit folder, every man page, /etc/loom/loom.yaml
 # as a conffile, the example; loom-verbs apart. lintian, when installed, finds
-# no error. Skipped without dpkg-buildpackage and debhelper
+# no error; systemd-analyze verify finds the packaged unit's programs. Skipped without dpkg-buildpackage and debhelper
 # (contrib/setup-debian.sh --test installs them).
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -75,6 +75,17 @@ tap_check "only loom-verbs depends on libibverbs" \
 dpkg-deb -x "$deb" "$tmp/x"
 tap_check "the packaged loomd --check-config accepts the packaged loom.yaml" \
 	bash -c "'$tmp/x/usr/sbin/loomd' --check-config -c '$tmp/x/etc/loom/loom.yaml' >/dev/null"
+# The packaged unit names the packaged programs, and systemd-analyze verify
+# finds them and the man pages in the unpacked tree.
+unit=$(find "$tmp/x" -path '*/systemd/system/loomd.service' | head -n 1)
+tap_check "the packaged unit's programs are in the package" bash -c "
+	grep -E '^Exec[A-Za-z]*=' '$unit' | sed 's/^[^=]*=//; s/ .*//' | sort -u |
+		while read -r p; do test -x '$tmp/x'\$p || exit 1; done"
+if command -v systemd-analyze >/dev/null; then
+	sed -e "s|^\(Exec[A-Za-z]*=\)/|\1$tmp/x/|" "$unit" >"$tmp/loomd.service"
+	tap_is "systemd-analyze verify on the packaged unit: silent" \
+		"$(MANPATH=$tmp/x/usr/share/man systemd-analyze verify "$tmp/loomd.service" 2>&1)" ""
+fi
 
 if command -v lintian >/dev/null; then
 	lintian --tag-display-limit 0 "$tmp"/loom*_"$arch".changes >"$tmp/lintian.out" 2>&1
