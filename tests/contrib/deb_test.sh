@@ -2,9 +2,10 @@
 # debian/: dpkg-buildpackage -b -uc -us really builds the .debs from a clean
 # copy of the source, and they hold what an operator installs: loomd, loom,
 # loomd.service in systemd's unit folder, every man page, /etc/loom/loom.yaml
-# as a conffile, the example; loom-verbs apart. lintian, when installed, finds
-# no error; systemd-analyze verify finds the packaged unit's programs. Skipped without dpkg-buildpackage and debhelper
-# (contrib/setup-debian.sh --test installs them).
+# as a conffile, the example; loom-verbs apart. systemd-analyze verify finds
+# the packaged unit's programs; lintian, when installed, finds no error.
+# Skipped without dpkg-buildpackage and debhelper (contrib/setup-debian.sh
+# --test installs them).
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$srcdir/tests/lib/tap.sh"
