@@ -54,6 +54,7 @@ for f in /usr/sbin/loomd /usr/bin/loom /etc/loom/loom.yaml /usr/share/man/man8/l
 	/usr/share/doc/loom/copyright; do
 	tap_check "loom.deb holds $f" grep -qx -- "$f" "$tmp/loom.list"
 done
+tap_check "loom.deb holds the README" grep -qE '^/usr/share/doc/loom/README(.gz)?$' "$tmp/loom.list"
 tap_check "loom.deb holds loomd.service in systemd's unit folder" \
 	grep -qE '^(/usr)?/lib/systemd/system/loomd.service$' "$tmp/loom.list"
 tap_check "loom.deb: no loom-verbs" bash -c "! grep -q loom-verbs '$tmp/loom.list'"
