@@ -6,6 +6,7 @@
 #   loom CMD --help       doc/loom.8, the ".SS CMD" of COMMANDS
 #   loom health --help    doc/loom-health.8, OPTIONS
 #   loom-verbs --help     verbs/loom-verbs.8, OPTIONS
+# and every key that loom config prints is named in loom.yaml(5).
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${builddir:-$PWD}
@@ -89,4 +90,16 @@ tap_check "loom(8) points to loom-health(8)" grep -q 'loom-health (8)' "$tmp/m"
 for c in $(man_part "$srcdir/doc/loom.8" '^\.SH COMMANDS' '^\.SH [^C]' | sed -n 's/^\.SS //p'); do
 	tap_check "loom(8) section '$c' is a command of loom --help" grep -qx -- "$c" <<<"$cmds"
 done
+
+# loom.yaml(5): every key of the normalised configuration (the commented
+# example's, defaults filled in) is named in the page.
+"$LOOM" config -c "$srcdir/contrib/loom.yaml" >"$tmp/conf" 2>&1
+keys=$(grep -oE '^ *(- )?[a-z][a-z0-9-]*:' "$tmp/conf" | sed 's/^ *//; s/^- //; s/:$//' | sort -u)
+tap_check "loom config prints the example's keys" test "$(wc -l <<<"$keys")" -gt 20
+man_part "$srcdir/doc/loom.yaml.5" '^\.TH' '^\.SH SEE ALSO' >"$tmp/m"
+missing=()
+for k in $keys; do
+	grep -qE -- "(^|[^-a-z0-9])$k([^-a-z0-9]|\$)" "$tmp/m" || missing+=("$k")
+done
+tap_is "loom.yaml(5) names every key loom config prints" "${missing[*]}" ""
 tap_done
