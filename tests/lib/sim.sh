@@ -281,7 +281,7 @@ _sim_start_mkey() { # NAME PROXY
 	) </dev/null >"$dir/mkey.log" 2>&1 &
 	_SIM_MKEY[$name]=$!
 	for ((i = 0; i < SIM_START_TIMEOUT * 20; i++)); do
-		grep -q '^mkeyproxy: ready' "$dir/mkey.log" && return 0
+		grep -q '^mkeyproxy: ready' "$dir/mkey.log" 2>/dev/null && return 0
 		_sim_alive_pid "${_SIM_MKEY[$name]}" || break
 		sleep 0.05
 	done

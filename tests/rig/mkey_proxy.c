@@ -21,8 +21,11 @@
  * carry M_Key components are.
  *
  * ibsim -> client: answers get the M_Key components of their pend; answers
- * to the proxy's own probes and traps (TID bits 32-47 = 0xffff, where
- * umad2sim puts its agent number) stop here; the rest passes unchanged.
+ * to the proxy's own probes, and its traps that ibsim could not route (TID
+ * bits 32-47 = 0xffff, where umad2sim puts its agent number), stop here;
+ * PortInfo answers with no pend (ports never given a key, switch external
+ * ports) read M_Key components 0, as IBA has them for a port no SM keyed
+ * (ibsim answers a random lease); the rest passes unchanged.
  */
 #include <endian.h>
 #include <errno.h>
@@ -88,7 +91,7 @@ static int probe_wait(struct proxy *px, unsigned i, struct sim_request *q)
 		struct pollfd pf = { .fd = px->slot[i].up, .events = POLLIN };
 
 		if (poll(&pf, 1, 50) <= 0) {
-			sim_drain_up(px);
+			sim_drain_up(px, (int)i);
 			continue;
 		}
 		n = recv(px->slot[i].up, &a, sizeof(a), MSG_DONTWAIT);
@@ -99,7 +102,7 @@ static int probe_wait(struct proxy *px, unsigned i, struct sim_request *q)
 			return ntohl(a.status) || mad_status(a.mad) ? -EHOSTUNREACH : 0;
 		}
 		proxy_from_sim(px, i, (uint8_t *)&a, (size_t)n);
-		sim_drain_up(px);
+		sim_drain_up(px, (int)i);
 	}
 	return -ETIMEDOUT;
 }
@@ -217,6 +220,7 @@ void proxy_from_client(struct proxy *px, unsigned i, uint8_t *buf, size_t n)
 	struct mkey_port *p;
 	enum mkey_verdict v;
 	bool pi_of_port;
+	int ret;
 
 	if (n != sizeof(*r) || (mad[1] != CLASS_SMI && mad[1] != CLASS_SMI_DR))
 		goto forward;
@@ -228,8 +232,12 @@ void proxy_from_client(struct proxy *px, unsigned i, uint8_t *buf, size_t n)
 	if (px->tab.n == 0 && !(attr == ATTR_PORT_INFO && method == MKEY_METHOD_SET &&
 				mkey_pi_has_key(mad + 64)))
 		goto forward;
-	if (find_target(px, i, r, &t) < 0)
-		goto forward; /* unreachable: ibsim says so itself */
+	ret = find_target(px, i, r, &t);
+	if (ret == -ETIMEDOUT)
+		plog("slot %u: no answer to the NodeInfo probe for attr 0x%04x; passed unchecked\n",
+		     i, attr);
+	if (ret < 0)
+		goto forward; /* unreachable: ibsim answers the SMP so itself */
 	key = be64toh(*(const uint64_t *)(mad + 24));
 	p = mkey_find(&px->tab, t.guid);
 	v = mkey_check(p, key, method, sim_now_ms());
@@ -273,13 +281,21 @@ void proxy_from_sim(struct proxy *px, unsigned i, uint8_t *buf, size_t n)
 		return;
 	}
 	tid = TID48(r->mad);
-	if (tid >> 32 == OUR_TID_TAG)
-		return; /* a late probe answer, or a trap ibsim could not route */
+	/* A late probe answer, or a trap ibsim could not route, stops here; a
+	 * trap of ours that reached its SM (status 0, a request) goes on. */
+	if (tid >> 32 == OUR_TID_TAG && ((r->mad[3] & 0x80) || r->status))
+		return;
 	if (!(r->mad[3] & 0x80) || (r->mad[1] != CLASS_SMI && r->mad[1] != CLASS_SMI_DR))
 		goto forward;
-	for (unsigned k = 0; k < PEND_MAX; k++) {
-		struct pend *e = &s->pend[k];
+	for (unsigned k = 0; k <= PEND_MAX; k++) {
+		struct pend *e = &s->pend[k < PEND_MAX ? k : 0];
 
+		if (k == PEND_MAX) { /* none: a port without M_Key state */
+			if (mad16(r->mad + 16) == ATTR_PORT_INFO && !r->status &&
+			    !mad_status(r->mad))
+				mkey_show(&(struct mkey_port){ 0 }, r->mad + 64, false);
+			break;
+		}
 		if (!e->since || e->tid != tid)
 			continue;
 		e->since = 0;
@@ -293,9 +309,10 @@ void proxy_from_sim(struct proxy *px, unsigned i, uint8_t *buf, size_t n)
 		}
 		if (e->store) {
 			mkey_store(p, e->pi);
-			plog("port 0x%016llx%s: M_Key 0x%016llx protect %u lease %u s\n",
-			     (unsigned long long)p->guid, p->is_switch ? " (switch)" : "",
-			     (unsigned long long)p->key, p->protect, p->lease);
+			plog("slot %u: port 0x%016llx%s: Set M_Key 0x%016llx protect %u lease %u s "
+			     "(TID 0x%llx)\n", i, (unsigned long long)p->guid,
+			     p->is_switch ? " (switch)" : "", (unsigned long long)p->key,
+			     p->protect, p->lease, (unsigned long long)tid);
 		}
 		mkey_show(p, r->mad + 64, e->hidden);
 		break;

@@ -186,15 +186,16 @@ void sim_ctl_relay(struct proxy *px)
 	sendto(px->dn_ctl, &ctl, sizeof(ctl), MSG_DONTWAIT, (struct sockaddr *)&from, flen);
 }
 
-/* Everything ibsim has sent, to mkey_proxy.c. */
-void sim_drain_up(struct proxy *px)
+/* Everything ibsim has sent, to mkey_proxy.c; but for slot `skip` (-1:
+ * none), whose probe answer the caller waits for itself. */
+void sim_drain_up(struct proxy *px, int skip)
 {
 	uint8_t buf[512];
 	ssize_t n;
 
 	for (unsigned i = 0; i < SIM_MAX_CLIENTS; i++) {
-		while (px->slot[i].used && (n = recv(px->slot[i].up, buf, sizeof(buf),
-						     MSG_DONTWAIT)) > 0)
+		while ((int)i != skip && px->slot[i].used &&
+		       (n = recv(px->slot[i].up, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
 			proxy_from_sim(px, i, buf, (size_t)n);
 	}
 }
@@ -208,7 +209,7 @@ int sim_up_send(struct proxy *px, unsigned i, const void *buf, size_t n)
 			return 0;
 		if (errno != EAGAIN || sim_now_ms() > end)
 			return -errno;
-		sim_drain_up(px);
+		sim_drain_up(px, -1);
 		usleep(500);
 	}
 	return -ENOTCONN;
@@ -321,7 +322,7 @@ static void loop(struct proxy *px)
 			    px->slot[i].used)
 				proxy_from_client(px, i, buf, (size_t)len);
 		}
-		sim_drain_up(px);
+		sim_drain_up(px, -1);
 	}
 }
 

@@ -96,7 +96,7 @@ int sim_ctl_ask(struct proxy *px, struct sim_ctl *ctl);
 void sim_slot_close(struct proxy *px, unsigned i);
 int sim_up_send(struct proxy *px, unsigned i, const void *buf, size_t n);
 void sim_dn_send(struct proxy *px, unsigned i, const void *buf, size_t n);
-void sim_drain_up(struct proxy *px);
+void sim_drain_up(struct proxy *px, int skip);
 
 /* mkey_proxy.c: what crosses between the two sides. */
 void proxy_from_client(struct proxy *px, unsigned i, uint8_t *buf, size_t n);
