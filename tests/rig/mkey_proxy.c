@@ -42,11 +42,19 @@
 #define ATTR_PORT_INFO 0x0015
 #define METHOD_TRAP 0x05
 #define OUR_TID_TAG 0xffffULL /* TID bits 32-47 of the proxy's own MADs */
-#define TID48(mad) (be64toh(*(const uint64_t *)((mad) + 8)) & 0xffffffffffffULL)
+#define TID48(mad) (mad64((mad) + 8) & 0xffffffffffffULL)
 
 static uint16_t mad16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint64_t mad64(const uint8_t *p)
+{
+	uint64_t be;
+
+	memcpy(&be, p, 8);
+	return be64toh(be);
 }
 
 static uint64_t our_tid(struct proxy *px)
@@ -128,7 +136,7 @@ static int find_target(struct proxy *px, unsigned i, const struct sim_request *r
 		return ret;
 	ni = q.mad + 64; /* NodeInfo, IBA 14.2.5.3 */
 	t->is_switch = ni[2] == 2;
-	t->guid = be64toh(*(const uint64_t *)(ni + 20));
+	t->guid = mad64(ni + 20);
 	t->in_port = ni[36];
 	return 0;
 }
@@ -182,26 +190,23 @@ static void remember(struct proxy *px, unsigned i, const struct sim_request *r,
 {
 	struct slot *s = &px->slot[i];
 	int64_t now = sim_now_ms();
-	struct pend *slot = NULL;
+	struct pend *e = NULL;
 
-	for (unsigned k = 0; k < PEND_MAX; k++) {
-		if (!s->pend[k].since || now - s->pend[k].since > 10000) {
-			slot = &s->pend[k];
-			break;
-		}
-	}
-	if (!slot) {
+	for (unsigned k = 0; k < PEND_MAX && !e; k++)
+		if (!s->pend[k].since || now - s->pend[k].since > 10000)
+			e = &s->pend[k];
+	if (!e) {
 		plog("slot %u: more than %d PortInfo SMPs unanswered; not tracking one\n", i,
 		     PEND_MAX);
 		return;
 	}
-	slot->tid = TID48(r->mad);
-	slot->guid = t->guid;
-	slot->since = now;
-	slot->is_switch = t->is_switch;
-	slot->hidden = hidden;
-	slot->store = r->mad[3] == MKEY_METHOD_SET;
-	memcpy(slot->pi, r->mad + 64, 64);
+	e->tid = TID48(r->mad);
+	e->guid = t->guid;
+	e->since = now;
+	e->is_switch = t->is_switch;
+	e->hidden = hidden;
+	e->store = r->mad[3] == MKEY_METHOD_SET;
+	memcpy(e->pi, r->mad + 64, 64);
 }
 
 static const char *method_name(uint8_t m)
@@ -238,7 +243,7 @@ void proxy_from_client(struct proxy *px, unsigned i, uint8_t *buf, size_t n)
 		     i, attr);
 	if (ret < 0)
 		goto forward; /* unreachable: ibsim answers the SMP so itself */
-	key = be64toh(*(const uint64_t *)(mad + 24));
+	key = mad64(mad + 24);
 	p = mkey_find(&px->tab, t.guid);
 	v = mkey_check(p, key, method, sim_now_ms());
 	if (v == MKEY_FAIL) {
