@@ -14,7 +14,7 @@ LOOM=${LOOM:-loom}
 . "$srcdir/tests/lib/loomd.sh"
 . "$srcdir/tests/lib/ha.sh"
 tmp=$(mktemp -d)
-sim_trap_exit 'rm -rf "$tmp"'
+sim_trap_exit '[ -n "${KEEP_SIM_DIR:-}" ] && echo "# kept $tmp" || rm -rf "$tmp"'
 topo=$srcdir/tests/topologies/ft2-k8.topo
 HA=h00001 HB=h00005 HC=h00009 # A, B: the SMs; C: a host that asks
 POLL_MS=300
