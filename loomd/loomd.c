@@ -185,6 +185,10 @@ static void ha_took_over(struct loomd *d)
 static void ha_sync(struct loomd *d)
 {
 	d->agent.state = d->ha.sm.state;
+	/* `loom status` says why this SM does not bring the subnet up. */
+	if (d->ha.sm.state != SMP_SM_MASTER && !d->sw.up)
+		snprintf(d->why_not, sizeof(d->why_not), "this SM is %s (%.120s)",
+			 smstate_name(d->ha.sm.state), d->ha.sm.why);
 	if (d->ha.sm.guid && d->ha.sm.state != SMP_SM_MASTER)
 		d->agent.guid = d->ha.sm.guid;
 	else if (d->agent.guid)

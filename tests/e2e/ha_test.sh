@@ -49,6 +49,9 @@ tap_check "sminfo $lb (B): priority 5, STANDBY" grep -qE "priority 5 state 2" <<
 out=$(sim_run F --host "$HC" saquery SMIR 2>&1)
 tap_check "saquery SMIR (the master's SA answers): A is MASTER" \
 	grep -qiE "(SMState|state).*3|MASTER" <<<"$out" || tap_diag "$(head -n 12 <<<"$out")"
+out=$("$LOOM" status --control "$tmp/B.sock" 2>&1)
+tap_check "loom status of B: STANDBY, and why" grep -q 'not up: this SM is STANDBY (master SM' <<<"$out" ||
+	tap_diag "$out"
 tap_check "B sent no Set (a standby programs nothing): no sweep in its log" \
 	test "$(grep -c 'sweep [0-9]* (heavy)' "$tmp/B.log")" -eq 0
 ha_lids >"$tmp/lids.before"
