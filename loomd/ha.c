@@ -49,6 +49,7 @@ static int own_model(struct ha *h)
 	int r;
 
 	r = disc_run(h->x, &sn, &live, &rep);
+	h->clean = rep.timeouts + rep.errors + rep.conflicts == 0;
 	disc_report_free(&rep);
 	if (r < 0) {
 		log_warn("SM: discovery (to find the other SMs) failed: %s; trying again in %" PRIu64
@@ -65,14 +66,36 @@ static int own_model(struct ha *h)
 	return 0;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+bool ha_take_model(struct ha *h, struct subnet **sn, struct disc_live *live, uint64_t *smps,
+		   unsigned *ms)
+{
+	if (!h->sn || !h->clean)
+		return false;
+	*sn = h->sn;
+	*live = h->live;
+	*smps = h->disc_smps;
+	*ms = h->disc_ms;
+	h->sn = NULL;
+	memset(&h->live, 0, sizeof(h->live));
+	return true;
+}
+
 unsigned ha_discover(struct ha *h)
 {
 	struct health_sm_port *smp = NULL;
 	struct smp_sm_info *peers;
+	uint64_t t0 = now_ms(), sent0 = txn_stats(h->x)->sent;
 	unsigned n = 0, act;
-	int r;
-
 	struct txn_opts o;
+	int r;
 
 	if (own_model(h) < 0)
 		return 0;
@@ -85,6 +108,8 @@ unsigned ha_discover(struct ha *h)
 	txn_set_timeout(h->x, o.timeout_ms, h->sm.lost_master ? 0 : o.retries, NULL);
 	r = health_read_sm(h->x, h->sn, &h->live, &smp);
 	txn_set_timeout(h->x, o.timeout_ms, o.retries, NULL);
+	h->disc_smps = txn_stats(h->x)->sent - sent0;
+	h->disc_ms = (unsigned)(now_ms() - t0);
 	if (r < 0) {
 		log_warn("SM: reading the other SMs' SMInfo failed: %s; trying again", strerror(-r));
 		return 0;

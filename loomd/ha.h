@@ -24,6 +24,9 @@ struct ha {
 	struct subnet *sn;
 	struct disc_live live;
 	uint32_t me;            /* our port in sn */
+	bool clean;             /* sn: every node answered, nothing contradicted */
+	uint64_t disc_smps;     /* the last ha_discover's SMPs and time */
+	unsigned disc_ms;
 	uint64_t poll_us;       /* sm.poll-interval */
 	unsigned pending;       /* actions asked for from the agent's hook, for the loop */
 	uint64_t ack_due_us;    /* master handing over: the ACKNOWLEDGE is due by then */
@@ -36,6 +39,13 @@ void ha_init(struct ha *h, struct txn *x, uint8_t priority, uint64_t sm_key, uin
 void ha_free(struct ha *h);
 /* Discover (no Set sent), read the other SMs' SMInfo, elect. */
 unsigned ha_discover(struct ha *h);
+/*
+ * The last discovery's model, if whole, for the heavy sweep that follows an
+ * election (so that it does not discover again): true and *sn, *live
+ * (now the caller's), and its SMPs and time; false if there is none.
+ */
+bool ha_take_model(struct ha *h, struct subnet **sn, struct disc_live *live, uint64_t *smps,
+		   unsigned *ms);
 /* Standby: read the SMInfo of the SM we poll. */
 unsigned ha_poll(struct ha *h);
 /* Master, after a light or heavy sweep of (sn, live): read the other SMs, elect. */

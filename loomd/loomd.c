@@ -269,8 +269,13 @@ static bool ha_turn(struct loomd *d, uint64_t usec)
 	if (h->sm.state == SMP_SM_STANDBY)
 		ha_do(d, ha_poll(h));
 	/* Starting, or the master just failed: elect now, not a poll interval later. */
-	if (h->sm.state == SMP_SM_DISCOVERING)
+	if (h->sm.state == SMP_SM_DISCOVERING) {
 		ha_do(d, ha_discover(h));
+		/* Elected: the heavy sweep starts from this discovery, not a second one. */
+		if (h->sm.state == SMP_SM_MASTER && !d->sw.pre_sn)
+			(void)ha_take_model(h, &d->sw.pre_sn, &d->sw.pre_live, &d->sw.pre_smps,
+					    &d->sw.pre_ms);
+	}
 	if (h->sm.state == SMP_SM_MASTER)
 		return false; /* elected: the heavy sweep, now */
 	sd_event_source_set_time(d->sweep_timer, usec + h->poll_us);
