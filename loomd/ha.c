@@ -223,9 +223,12 @@ unsigned ha_look(struct ha *h, const struct subnet *sn, const struct disc_live *
 
 	if (!sn || health_read_sm(h->x, sn, live, &smp) < 0)
 		return 0;
+	h->n_others = 0;
 	for (uint32_t p = 0; p < sn->n_ports && !(act & SMA_SEND_HANDOVER); p++) {
 		if (!smp[p].asked || smp[p].status < 0 || smp[p].smi.guid == h->sm.guid)
 			continue;
+		if (h->n_others < HA_OTHERS && smstate_key_ok(&h->sm, &smp[p].smi))
+			h->others[h->n_others++] = smp[p].smi;
 		if (smp[p].smi.state == SMP_SM_MASTER)
 			log_warn("SM: a second master on the subnet: SM 0x%016" PRIx64 " (priority "
 				 "%u); the lower of us hands over", smp[p].smi.guid,

@@ -17,6 +17,8 @@
 #include "model/disc_live.h"
 #include "model/subnet.h"
 
+#define HA_OTHERS 16
+
 struct ha {
 	struct smstate sm;
 	struct txn *x;
@@ -32,6 +34,9 @@ struct ha {
 	uint64_t ack_due_us;    /* master handing over: the ACKNOWLEDGE is due by then */
 	uint64_t lost_us;       /* when the last poll before a takeover was missed */
 	uint64_t polls, poll_missed;
+	/* The other SMs as a master's last look read them (SMInfoRecords list them). */
+	struct smp_sm_info others[HA_OTHERS];
+	unsigned n_others;
 };
 
 void ha_init(struct ha *h, struct txn *x, uint8_t priority, uint64_t sm_key, uint64_t poll_us,

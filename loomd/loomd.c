@@ -437,6 +437,22 @@ static void sa_sm_info(void *arg, struct sa_sm *out)
 	};
 }
 
+/* The other SMs, as the master's last look read them, for SMInfoRecords. */
+static unsigned sa_sm_others(void *arg, struct sa_sm *out, unsigned max)
+{
+	const struct loomd *d = arg;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < d->ha.n_others && n < max; i++) {
+		const struct smp_sm_info *o = &d->ha.others[i];
+
+		out[n++] = (struct sa_sm){ .guid = o->guid, .sm_key = o->sm_key,
+					   .act_count = o->act_count, .priority = o->priority,
+					   .state = o->state };
+	}
+	return n;
+}
+
 /* The transport for the SA's answers: the port's GSI agent. */
 static int sa_send(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *to)
 {
@@ -629,6 +645,7 @@ static int setup(struct loomd *d)
 	mad_umad_set_long_hook(d->u, on_request, d);
 	r = sweeper_init(&d->sw, d->x, &d->agent, &so, &msgs);
 	sa_init(&d->sa, sa_send, d, sa_sm_info, d);
+	sa_set_others(&d->sa, sa_sm_others, d);
 	if (r == 0) {
 		/* The SA changes groups; the sweep timer programs their MFTs. */
 		sa_set_view(&d->sa, &(struct sa_view){ .mcast = d->sw.mcast });

@@ -66,9 +66,11 @@ tap_check "sminfo (the subnet's SM): A, priority 10, MASTER" \
 out=$(ha_sminfo "$lb")
 tap_check "sminfo $lb (B): priority 5, STANDBY" grep -qE "priority 5 state 2" <<<"$out" ||
 	tap_diag "$out"
-out=$(sim_run F --host "$HC" saquery SMIR 2>&1)
-tap_check "saquery SMIR (the master's SA answers): A is MASTER" \
-	grep -qiE "(SMState|state).*3|MASTER" <<<"$out" || tap_diag "$(head -n 12 <<<"$out")"
+# saquery SMIR: "LID....13", then GUID, ..., "Priority....10", "SMState....3" a record.
+smir=$(sim_run F --host "$HC" saquery SMIR 2>&1 |
+	awk -F'\\.+' '/LID/ { l = $2 } /Priority/ { p = $2 } /SMState/ { print l, p, $2 }' | sort -n)
+tap_is "saquery SMIR: A (LID $la) priority 10 MASTER, B (LID $lb) priority 5 STANDBY" \
+	"$smir" "$(printf '%s 10 3\n%s 5 2' "$la" "$lb" | sort -n)"
 out=$("$LOOM" status --control "$tmp/B.sock" 2>&1)
 tap_check "loom status of B: STANDBY, and why" grep -q 'not up: this SM is STANDBY (master SM' <<<"$out" ||
 	tap_diag "$out"
