@@ -37,6 +37,7 @@ void ck_free(struct ck *k)
 	free(k->flow);
 	free(k->dist);
 	free(k->queue);
+	ck_adj_free(k);
 }
 
 static bool out_matches(const struct subnet *sn, const struct route_out *out)
@@ -199,6 +200,8 @@ static int setup(struct ck *k)
 
 	r = setup_channels(k);
 	if (r == 0)
+		r = ck_adj_setup(k);
+	if (r == 0)
 		r = setup_hosts(k);
 	if (r == 0)
 		r = setup_dests(k);
@@ -221,67 +224,37 @@ static int setup(struct ck *k)
 	return 0;
 }
 
-/* Fewest switch-to-switch hops from every switch to switch dst. */
-static void bfs(struct ck *k, uint32_t dst)
-{
-	const struct subnet *sn = k->sn;
-	uint32_t head = 0, tail = 0;
-
-	for (uint32_t s = 0; s < k->n_sw; s++)
-		k->dist[s] = CK_INF;
-	k->dist[dst] = 0;
-	k->queue[tail++] = dst;
-	while (head < tail) {
-		uint32_t s = k->queue[head++], node = k->out->sw_node[s];
-
-		for (unsigned n = 1; n <= sn->node[node].nports; n++) {
-			uint32_t peer = sn->port[subnet_port_idx(sn, node, n)].peer, t;
-
-			if (peer == SUBNET_NONE || !subnet_is_switch(sn, sn->port[peer].node))
-				continue;
-			t = k->out->sw_index[sn->port[peer].node];
-			if (k->dist[t] != CK_INF)
-				continue;
-			k->dist[t] = k->dist[s] + 1;
-			k->queue[tail++] = t;
-		}
-	}
-}
-
 uint8_t ck_entry(const struct ck *k, uint32_t s, uint32_t lid)
 {
 	return lid <= k->out->max_lid ? route_lft(k->out, s)[lid] : ROUTE_DROP;
 }
 
 /* One step of a route at switch s: an outcome, or CK_BUSY and the next switch. */
-static uint8_t step(const struct ck *k, uint32_t s, uint32_t lid, uint32_t tp, uint32_t *nxt)
+static uint8_t step(const struct ck *k, uint32_t s, uint32_t tp, uint32_t *nxt)
 {
-	const struct subnet *sn = k->sn;
-	uint32_t node = k->out->sw_node[s], peer;
-	uint8_t e = ck_entry(k, s, lid);
+	uint8_t e = k->col[s];
+	uint32_t to;
 
-	if (e == ROUTE_DROP || e > sn->node[node].nports)
+	if (e == ROUTE_DROP || e > k->np[s])
 		return CK_DROP;
-	if (e == 0)
-		return subnet_port_idx(sn, node, 0) == tp ? CK_OK : CK_WRONG;
-	peer = sn->port[subnet_port_idx(sn, node, e)].peer;
-	if (peer == SUBNET_NONE)
+	to = k->adj[(size_t)s * k->stride + e].to;
+	if (to == CK_TO_DEAD)
 		return CK_DEAD;
-	if (!subnet_is_switch(sn, sn->port[peer].node))
-		return peer == tp ? CK_OK : CK_WRONG;
-	*nxt = k->out->sw_index[sn->port[peer].node];
+	if (to & CK_TO_PORT)
+		return (to & ~CK_TO_PORT) == tp ? CK_OK : CK_WRONG;
+	*nxt = to;
 	return CK_BUSY;
 }
 
-/* The outcome of the route from switch s0 to lid (port tp), memoised. */
-static void walk(struct ck *k, uint32_t s0, uint32_t lid, uint32_t tp)
+/* The outcome of the route from switch s0 to the LID (port tp), memoised. */
+static void walk(struct ck *k, uint32_t s0, uint32_t tp)
 {
 	uint32_t n = 0, s = s0, nxt = 0, w, h;
 	uint8_t st;
 
 	while (k->state[s] == CK_UNKNOWN) {
 		k->state[s] = CK_BUSY;
-		st = step(k, s, lid, tp, &nxt);
+		st = step(k, s, tp, &nxt);
 		if (st != CK_BUSY) {
 			k->state[s] = st;
 			k->hops[s] = 0;
@@ -359,30 +332,28 @@ static void count_pairs(struct ck *k, const struct ck_dest *d, uint32_t lid)
 	}
 }
 
-/* The channel switch s's route to lid leaves by (s is delivered, hops > 0). */
-static uint32_t chan_of(const struct ck *k, uint32_t s, uint32_t lid)
+/* The channel switch s's route to the LID leaves by (s is delivered, hops > 0). */
+static uint32_t chan_of(const struct ck *k, uint32_t s)
 {
-	uint32_t node = k->out->sw_node[s];
-
-	return k->port_chan[subnet_port_idx(k->sn, node, ck_entry(k, s, lid))];
+	return k->adj[(size_t)s * k->stride + k->col[s]].chan;
 }
 
 /* Flows down the routing tree, leaves first: link loads and dependencies. */
-static void spread_flows(struct ck *k, uint32_t lid)
+static void spread_flows(struct ck *k)
 {
 	for (uint32_t i = k->n_done; i-- > 0;) {
 		uint32_t s = k->done[i], c, t;
 
 		if (k->state[s] != CK_OK || !k->hops[s] || !k->flow[s])
 			continue;
-		c = chan_of(k, s, lid);
+		c = chan_of(k, s);
 		t = k->next[s];
 		k->load_a[c] += k->flow[s];
 		k->flow[t] += k->flow[s];
 		if (!k->vl_mode)
 			k->rep->vls_used |= 1; /* everything on VL 0 */
 		if (k->hops[t] && !k->vl_mode) {
-			uint32_t bit = k->dep_off[c] + ck_entry(k, t, lid);
+			uint32_t bit = k->dep_off[c] + k->col[t];
 
 			k->dep[bit / 8] |= (uint8_t)(1u << (bit % 8));
 		}
@@ -404,7 +375,7 @@ static void shift_route(struct ck *k, const struct ck_dest *d)
 		return;
 	k->rep->shift.routes++;
 	for (uint32_t i = 0; k->hops[s] && i < k->n_sw; i++) {
-		k->load_s[chan_of(k, s, d->lid)]++;
+		k->load_s[chan_of(k, s)]++;
 		s = k->next[s];
 	}
 }
@@ -414,7 +385,7 @@ static void one_lid(struct ck *k, const struct ck_dest *d, uint32_t lid)
 	memset(k->state, CK_UNKNOWN, k->n_sw);
 	k->n_done = 0;
 	for (uint32_t s = 0; s < k->n_sw; s++)
-		walk(k, s, lid, d->port);
+		walk(k, s, d->port);
 	if (d->is_sw) {
 		for (uint32_t s = 0; s < k->n_sw; s++) {
 			k->rep->sw_pairs++;
@@ -426,13 +397,60 @@ static void one_lid(struct ck *k, const struct ck_dest *d, uint32_t lid)
 		return;
 	}
 	if (k->vl_mode && d->sw != SUBNET_NONE)
-		ck_vl_lid(k, lid);
+		ck_vl_lid(k);
 	count_pairs(k, d, lid);
 	if (d->sw == SUBNET_NONE)
 		return;
-	spread_flows(k, lid);
+	spread_flows(k);
 	if (lid == d->lid)
 		shift_route(k, d);
+}
+
+struct ck_batch {
+	uint32_t lid[CK_COLS], dest[CK_COLS], n;
+	uint32_t bfs_sw; /* the switch dist[] is from */
+};
+
+/* Judge the batch's LIDs in order, reading their LFT columns at once. */
+static void judge_batch(struct ck *k, struct ck_batch *b)
+{
+	ck_cols(k, b->lid, b->n);
+	for (uint32_t j = 0; j < b->n; j++) {
+		const struct ck_dest *dd = &k->dests[b->dest[j]];
+
+		if (dd->sw != SUBNET_NONE && dd->sw != b->bfs_sw) {
+			ck_bfs(k, dd->sw);
+			b->bfs_sw = dd->sw;
+		}
+		k->col = k->cols + (size_t)j * k->n_sw;
+		k->slcol = k->slcols ? k->slcols + (size_t)j * k->n_sw : NULL;
+		one_lid(k, dd, b->lid[j]);
+	}
+	b->n = 0;
+}
+
+/* Every destination LID, destinations grouped by switch (one BFS each). */
+static void judge_all(struct ck *k)
+{
+	const struct check_opts *o = k->o;
+	struct ck_batch b = { .n = 0, .bfs_sw = SUBNET_NONE };
+
+	for (uint32_t i = 0; i < k->n_dests; i++) {
+		const struct ck_dest *dd = &k->dests[i];
+
+		for (uint32_t l = dd->lid; l < (uint32_t)dd->lid + dd->nlids; l++) {
+			if (o && o->skip_lid && l == o->skip_lid) {
+				k->rep->lids_skipped++;
+				continue;
+			}
+			b.lid[b.n] = l;
+			b.dest[b.n++] = i;
+			if (b.n == CK_COLS)
+				judge_batch(k, &b);
+		}
+	}
+	if (b.n)
+		judge_batch(k, &b);
 }
 
 static void load_stats(const struct ck *k, const uint64_t *load, double shortest,
@@ -469,19 +487,7 @@ int check_routes(const struct subnet *sn, const struct route_out *out,
 		return r;
 	rep->hosts = k.n_hosts;
 	rep->links = k.n_chan;
-	for (uint32_t i = 0; i < k.n_dests; i++) {
-		const struct ck_dest *dd = &k.dests[i];
-
-		if (dd->sw != SUBNET_NONE && (i == 0 || k.dests[i - 1].sw != dd->sw))
-			bfs(&k, dd->sw);
-		for (uint32_t l = dd->lid; l < (uint32_t)dd->lid + dd->nlids; l++) {
-			if (o && o->skip_lid && l == o->skip_lid) {
-				rep->lids_skipped++;
-				continue;
-			}
-			one_lid(&k, dd, l);
-		}
-	}
+	judge_all(&k);
 	rep->all2all.routes = rep->delivered;
 	if (rep->delivered) {
 		rep->hops_mean = (double)k.hop_sum / rep->delivered;

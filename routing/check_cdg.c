@@ -107,17 +107,15 @@ static uint32_t first_vls(struct ck *k, uint32_t s, uint8_t e, uint8_t sl)
 
 /* One step: the link after channel c (its egress at the next switch in *e)
  * and that link's VL, or VL_END. */
-static uint8_t step(const struct ck *k, uint32_t c, uint32_t lid, uint8_t sl, uint32_t *nc,
-		    uint8_t *e)
+static uint8_t step(const struct ck *k, uint32_t c, uint8_t sl, uint32_t *nc, uint8_t *e)
 {
-	const struct subnet *sn = k->sn;
-	const struct subnet_port *p = &sn->port[sn->port[k->chan_port[c]].peer];
+	uint32_t t = k->chan_to[c];
 
-	*e = ck_entry(k, k->out->sw_index[p->node], lid);
-	*nc = *e ? k->port_chan[subnet_port_idx(sn, p->node, *e)] : SUBNET_NONE;
+	*e = k->col[t]; /* a delivered route's: within the switch's ports */
+	*nc = k->adj[(size_t)t * k->stride + *e].chan;
 	if (*nc == SUBNET_NONE)
 		return VL_END; /* delivered there (the walk said so) */
-	return vl_of(k, p->node, p->num, *e, sl);
+	return vl_of(k, k->out->sw_node[t], k->chan_in[c], *e, sl);
 }
 
 /*
@@ -126,13 +124,13 @@ static uint8_t step(const struct ck *k, uint32_t c, uint32_t lid, uint8_t sl, ui
  * Dependencies of the walked stretch are set unless it ends in a drop.
  * Returns c's memo.
  */
-static uint8_t walk_vl(struct ck *k, uint32_t c, uint32_t lid, uint8_t sl)
+static uint8_t walk_vl(struct ck *k, uint32_t c, uint8_t sl)
 {
 	uint32_t n = 0, nc, c0 = c;
 	uint8_t e;
 
 	while (k->memo_tag[(size_t)c * 16 + sl] != k->tag) {
-		uint8_t v = step(k, c, lid, sl, &nc, &e);
+		uint8_t v = step(k, c, sl, &nc, &e);
 
 		k->memo_tag[(size_t)c * 16 + sl] = k->tag;
 		k->memo[(size_t)c * 16 + sl] = v == 15 ? 15 | VL_DROP : v;
@@ -143,7 +141,7 @@ static uint8_t walk_vl(struct ck *k, uint32_t c, uint32_t lid, uint8_t sl)
 		c = nc;
 	}
 	if (n && k->path[n - 1] != c) { /* stopped at a link walked before: its memo is final */
-		step(k, c, lid, sl, &nc, &e);
+		step(k, c, sl, &nc, &e);
 		k->path[n] = c;
 		k->path_e[n++] = e;
 	}
@@ -164,17 +162,17 @@ static uint8_t walk_vl(struct ck *k, uint32_t c, uint32_t lid, uint8_t sl)
 	return k->memo[(size_t)c0 * 16 + sl];
 }
 
-/* Source switch s's routes to lid (delivered, over at least one link). */
-static void source_vl(struct ck *k, uint32_t s, uint32_t lid)
+/* Source switch s's routes to the LID (delivered, over at least one link). */
+static void source_vl(struct ck *k, uint32_t s)
 {
-	uint32_t node = k->out->sw_node[s], c, nc, fm;
-	uint8_t e = ck_entry(k, s, lid), sl = 0, m, e2;
+	uint32_t c, nc, fm;
+	uint8_t e = k->col[s], sl = 0, m, e2;
 
-	if (k->o->sl)
-		sl = k->o->sl[(size_t)s * ((size_t)k->out->max_lid + 1) + lid] & 15;
+	if (k->slcol)
+		sl = k->slcol[s] & 15;
 	fm = first_vls(k, s, e, sl);
-	c = k->port_chan[subnet_port_idx(k->sn, node, e)];
-	m = walk_vl(k, c, lid, sl);
+	c = k->adj[(size_t)s * k->stride + e].chan;
+	m = walk_vl(k, c, sl);
 	if (m & VL_DROP) {
 		k->dropped[s] = k->src_off[s + 1] - k->src_off[s];
 		return;
@@ -183,13 +181,13 @@ static void source_vl(struct ck *k, uint32_t s, uint32_t lid)
 	k->rep->vls_used |= (uint16_t)(fm & 0x7fff);
 	if ((m & 0x1f) == VL_END)
 		return;
-	step(k, c, lid, sl, &nc, &e2);
+	step(k, c, sl, &nc, &e2);
 	for (uint8_t v = 0; v < CK_VLS; v++)
 		if (fm & 1u << v)
 			ck_dep_set(k, c, v, e2, m & 0x1f);
 }
 
-void ck_vl_lid(struct ck *k, uint32_t lid)
+void ck_vl_lid(struct ck *k)
 {
 	if (++k->tag == 0) {
 		memset(k->memo_tag, 0, ((size_t)k->n_chan * 16 + 1) * sizeof(*k->memo_tag));
@@ -198,7 +196,7 @@ void ck_vl_lid(struct ck *k, uint32_t lid)
 	for (uint32_t s = 0; s < k->n_sw; s++) {
 		k->dropped[s] = 0;
 		if (k->state[s] == CK_OK && k->hops[s] && k->src_off[s + 1] > k->src_off[s])
-			source_vl(k, s, lid);
+			source_vl(k, s);
 	}
 }
 
