@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check_priv.h"
 
@@ -132,26 +133,34 @@ void ck_bfs(struct ck *k, uint32_t dst)
 }
 
 /* cols[j * n_sw + s]: switch s's entry for lids[j] (j < n <= CK_COLS), and
- * its SL in slcols (an SL beyond the table's top is never read: the route
- * is dropped there). */
+ * its SL in slcols; a LID above the tables' top is dropped everywhere. */
 void ck_cols(struct ck *k, const uint32_t *lids, uint32_t n)
 {
 	const struct route_out *out = k->out;
 	size_t w = (size_t)out->max_lid + 1;
+	uint32_t in[CK_COLS], m = 0; /* the columns of LIDs within the tables */
 
+	for (uint32_t j = 0; j < n; j++) {
+		if (lids[j] <= out->max_lid) {
+			in[m++] = j;
+			continue;
+		}
+		memset(k->cols + (size_t)j * k->n_sw, ROUTE_DROP, k->n_sw);
+		if (k->slcols)
+			memset(k->slcols + (size_t)j * k->n_sw, 0, k->n_sw);
+	}
 	for (uint32_t s = 0; s < k->n_sw; s++) {
 		const uint8_t *row = route_lft(out, s);
 
-		for (uint32_t j = 0; j < n; j++)
-			k->cols[(size_t)j * k->n_sw + s] = lids[j] <= out->max_lid ? row[lids[j]]
-										  : ROUTE_DROP;
+		for (uint32_t i = 0; i < m; i++)
+			k->cols[(size_t)in[i] * k->n_sw + s] = row[lids[in[i]]];
 	}
 	if (!k->slcols)
 		return;
 	for (uint32_t s = 0; s < k->n_sw; s++) {
 		const uint8_t *row = k->o->sl + (size_t)s * w;
 
-		for (uint32_t j = 0; j < n; j++)
-			k->slcols[(size_t)j * k->n_sw + s] = lids[j] <= out->max_lid ? row[lids[j]] : 0;
+		for (uint32_t i = 0; i < m; i++)
+			k->slcols[(size_t)in[i] * k->n_sw + s] = row[lids[in[i]]];
 	}
 }

@@ -15,7 +15,7 @@
 
 #define CK_INF UINT32_MAX
 #define CK_VLS 15 /* data VLs 0-14; a route mapped to VL 15 is dropped */
-#define CK_COLS 64 /* LIDs whose LFT columns are gathered at once */
+#define CK_COLS 256 /* LIDs whose LFT columns are gathered at once */
 /* struct ck_hop.to: a switch index, or this bit and a port index, or dead. */
 #define CK_TO_PORT 0x80000000u
 #define CK_TO_DEAD UINT32_MAX
@@ -43,6 +43,13 @@ struct ck_hop {
 	uint32_t to;   /* next switch; CK_TO_PORT | the port it is linked to (e 0: the
 			* switch's own port 0); CK_TO_DEAD: not linked */
 	uint32_t chan; /* the channel it leaves by, SUBNET_NONE */
+};
+
+/* A (channel, SL)'s walk towards the LID being judged, if tag is its tag. */
+struct ck_memo {
+	uint16_t tag;
+	uint8_t m; /* the next link's VL, VL_END or 15; VL_DROP: 15 comes after */
+	uint8_t e; /* the port the route leaves the next switch by */
 };
 
 struct ck {
@@ -90,10 +97,10 @@ struct ck {
 	const struct check_opts *o;
 	bool vl_mode, oom;
 	uint32_t *first_vl;  /* [n_ports * 16] VLs the hosts' first link takes */
-	uint32_t *memo_tag, tag; /* [n_chan * 16] walked for this LID if == tag */
-	uint8_t *memo;       /* [n_chan * 16] the next link's VL, END, and DROP */
+	struct ck_memo *memo; /* [n_chan * 16] */
+	uint16_t tag;
 	uint32_t *dropped;   /* [n_sw] hosts whose route to this LID meets VL 15 */
-	uint32_t *path, *path_e; /* [n_sw + 1] a walk's channels, next egress */
+	uint32_t *path;      /* [n_chan + 2] a walk's channels */
 	double stretch_sum, short_a, short_s;
 };
 
@@ -112,7 +119,6 @@ int ck_vl_setup(struct ck *k);
 /* Per-VL dependencies of the routes to the LID of k->col (walked already), dropped[]. */
 void ck_vl_lid(struct ck *k);
 void ck_vl_free(struct ck *k);
-void ck_dep_set(struct ck *k, uint32_t c, uint8_t v, uint32_t e, uint8_t w);
 /* Name bad pairs from the hosts of switch s to (d, lid); count those past the limit. */
 void ck_msg_pairs(struct ck *k, const struct ck_dest *d, uint32_t lid, uint32_t s);
 void ck_msg_switch(struct ck *k, const struct ck_dest *d, uint32_t lid, uint32_t s);
