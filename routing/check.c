@@ -15,28 +15,39 @@
 #include "lib/cleanup.h"
 #include "check_priv.h"
 
+void ck_worker_free(struct ck *w)
+{
+	ck_vl_free(w); /* and dep, which is dep_vl[0][0] */
+	free(w->load_a);
+	free(w->load_s);
+	free(w->cols);
+	free(w->slcols);
+	free(w->state);
+	free(w->hops);
+	free(w->where);
+	free(w->next);
+	free(w->stack);
+	free(w->done);
+	free(w->flow);
+	free(w->dist);
+	free(w->queue);
+	free(w->stretch_num);
+	diag_free(&w->wd);
+}
+
 void ck_free(struct ck *k)
 {
+	ck_worker_free(k); /* what the workers left it */
 	free(k->port_chan);
 	free(k->chan_port);
 	free(k->dep_off);
-	ck_vl_free(k); /* and dep, which is dep_vl[0][0] */
-	free(k->load_a);
-	free(k->load_s);
 	free(k->src_off);
 	free(k->src);
 	free(k->hosts);
 	free(k->rank);
 	free(k->dests);
-	free(k->state);
-	free(k->hops);
-	free(k->where);
-	free(k->next);
-	free(k->stack);
-	free(k->done);
-	free(k->flow);
-	free(k->dist);
-	free(k->queue);
+	free(k->lids);
+	free(k->lid_dest);
 	ck_adj_free(k);
 }
 
@@ -80,10 +91,7 @@ static int setup_channels(struct ck *k)
 		k->port_chan[pi] = k->n_chan++;
 	}
 	k->dep_off[k->n_chan] = bits;
-	k->dep = k->dep_vl[0][0] = calloc((size_t)bits / 8 + 1, 1);
-	k->load_a = calloc((size_t)k->n_chan + 1, sizeof(*k->load_a));
-	k->load_s = calloc((size_t)k->n_chan + 1, sizeof(*k->load_s));
-	return k->dep && k->load_a && k->load_s ? 0 : -ENOMEM;
+	return 0;
 }
 
 /* The switch a non-switch port is linked to, or SUBNET_NONE. */
@@ -195,7 +203,6 @@ static int setup_dests(struct ck *k)
 
 static int setup(struct ck *k)
 {
-	size_t n = (size_t)k->n_sw + 1;
 	int r;
 
 	r = setup_channels(k);
@@ -205,21 +212,54 @@ static int setup(struct ck *k)
 		r = setup_hosts(k);
 	if (r == 0)
 		r = setup_dests(k);
-	if (r == 0)
-		r = ck_vl_setup(k);
+	return r;
+}
+
+/*
+ * A worker: a copy of the checker k (its read-only arrays shared) with its
+ * own working arrays, counts in *rep and messages of its own. -ENOMEM.
+ */
+int ck_worker_setup(struct ck *k, struct ck *w, struct check_report *rep)
+{
+	size_t n = (size_t)k->n_sw + 1;
+	int r;
+
+	*w = *k;
+	memset(w->dep_vl, 0, sizeof(w->dep_vl));
+	w->load_a = w->load_s = w->stretch_num = w->flow = NULL;
+	w->cols = w->slcols = w->state = NULL;
+	w->hops = w->where = w->next = w->stack = w->done = w->dist = w->queue = NULL;
+	w->first_vl = w->dropped = w->path = NULL;
+	w->memo = NULL;
+	w->lids = w->lid_dest = NULL;
+	w->rep = rep;
+	*rep = (struct check_report){ 0 };
+	w->wd = (struct diag){ .limit = k->max_msgs };
+	w->d = &w->wd;
+	w->dep = w->dep_vl[0][0] = calloc((size_t)k->dep_off[k->n_chan] / 8 + 1, 1);
+	w->load_a = calloc((size_t)k->n_chan + 1, sizeof(*w->load_a));
+	w->load_s = calloc((size_t)k->n_chan + 1, sizeof(*w->load_s));
+	w->stretch_num = calloc(n, sizeof(*w->stretch_num));
+	w->cols = malloc((size_t)CK_COLS * k->n_sw + 1);
+	if (k->o && k->o->sl)
+		w->slcols = malloc((size_t)CK_COLS * k->n_sw + 1);
+	if (!w->dep || !w->load_a || !w->load_s || !w->stretch_num || !w->cols ||
+	    (k->o && k->o->sl && !w->slcols))
+		return -ENOMEM;
+	r = ck_vl_setup(w);
 	if (r < 0)
 		return r;
-	k->state = malloc(n);
-	k->hops = malloc(n * sizeof(*k->hops));
-	k->where = malloc(n * sizeof(*k->where));
-	k->next = malloc(n * sizeof(*k->next));
-	k->stack = malloc(n * sizeof(*k->stack));
-	k->done = malloc(n * sizeof(*k->done));
-	k->flow = malloc(n * sizeof(*k->flow));
-	k->dist = malloc(n * sizeof(*k->dist));
-	k->queue = malloc(n * sizeof(*k->queue));
-	if (!k->state || !k->hops || !k->where || !k->next || !k->stack || !k->done || !k->flow ||
-	    !k->dist || !k->queue)
+	w->state = malloc(n);
+	w->hops = malloc(n * sizeof(*w->hops));
+	w->where = malloc(n * sizeof(*w->where));
+	w->next = malloc(n * sizeof(*w->next));
+	w->stack = malloc(n * sizeof(*w->stack));
+	w->done = malloc(n * sizeof(*w->done));
+	w->flow = malloc(n * sizeof(*w->flow));
+	w->dist = malloc(n * sizeof(*w->dist));
+	w->queue = malloc(n * sizeof(*w->queue));
+	if (!w->state || !w->hops || !w->where || !w->next || !w->stack || !w->done || !w->flow ||
+	    !w->dist || !w->queue)
 		return -ENOMEM;
 	return 0;
 }
@@ -326,7 +366,7 @@ static void count_pairs(struct ck *k, const struct ck_dest *d, uint32_t lid)
 		if (k->hops[s] - k->dist[s] > rep->extra_max)
 			rep->extra_max = k->hops[s] - k->dist[s];
 		ratio = (k->hops[s] + 2.0) / (k->dist[s] + 2.0);
-		k->stretch_sum += cnt * ratio;
+		k->stretch_num[k->dist[s]] += cnt * (k->hops[s] + 2u); /* exact, in any order */
 		if (ratio > rep->stretch_max)
 			rep->stretch_max = ratio;
 	}
@@ -429,28 +469,19 @@ static void judge_batch(struct ck *k, struct ck_batch *b)
 	b->n = 0;
 }
 
-/* Every destination LID, destinations grouped by switch (one BFS each). */
-static void judge_all(struct ck *k)
+/* Judge lid[0 .. n-1] (of dests[dest[i]]) in order, CK_COLS at a time. */
+void ck_judge(struct ck *w, const uint32_t *lid, const uint32_t *dest, uint64_t n)
 {
-	const struct check_opts *o = k->o;
 	struct ck_batch b = { .n = 0, .bfs_sw = SUBNET_NONE };
 
-	for (uint32_t i = 0; i < k->n_dests; i++) {
-		const struct ck_dest *dd = &k->dests[i];
-
-		for (uint32_t l = dd->lid; l < (uint32_t)dd->lid + dd->nlids; l++) {
-			if (o && o->skip_lid && l == o->skip_lid) {
-				k->rep->lids_skipped++;
-				continue;
-			}
-			b.lid[b.n] = l;
-			b.dest[b.n++] = i;
-			if (b.n == CK_COLS)
-				judge_batch(k, &b);
-		}
+	for (uint64_t i = 0; i < n; i++) {
+		b.lid[b.n] = lid[i];
+		b.dest[b.n++] = dest[i];
+		if (b.n == CK_COLS)
+			judge_batch(w, &b);
 	}
 	if (b.n)
-		judge_batch(k, &b);
+		judge_batch(w, &b);
 }
 
 static void load_stats(const struct ck *k, const uint64_t *load, double shortest,
@@ -487,11 +518,18 @@ int check_routes(const struct subnet *sn, const struct route_out *out,
 		return r;
 	rep->hosts = k.n_hosts;
 	rep->links = k.n_chan;
-	judge_all(&k);
+	r = ck_judge_all(&k);
+	if (r < 0)
+		return r;
 	rep->all2all.routes = rep->delivered;
 	if (rep->delivered) {
+		double stretch = 0;
+
+		for (uint32_t h = 0; h < k.n_sw; h++)
+			if (k.stretch_num[h])
+				stretch += k.stretch_num[h] / (h + 2.0);
 		rep->hops_mean = (double)k.hop_sum / rep->delivered;
-		rep->stretch_mean = k.stretch_sum / rep->delivered;
+		rep->stretch_mean = stretch / rep->delivered;
 	}
 	load_stats(&k, k.load_a, k.short_a, &rep->all2all);
 	load_stats(&k, k.load_s, k.short_s, &rep->shift);

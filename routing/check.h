@@ -75,6 +75,10 @@ struct check_opts {
 	 * tables read back from a fabric: `smpquery sl2vl` of each switch. */
 	uint8_t (*vl_of)(void *ctx, uint32_t node, uint8_t in, uint8_t out, uint8_t sl);
 	void *vl_ctx;
+	/* Worker threads; 0: one per CPU, and one alone for a few hundred
+	 * LIDs. The report is the same for any number. vl_of is called from
+	 * all of them at once. */
+	unsigned threads;
 };
 
 struct check_load {

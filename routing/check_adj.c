@@ -22,8 +22,6 @@ void ck_adj_free(struct ck *k)
 	free(k->nb);
 	free(k->chan_to);
 	free(k->chan_in);
-	free(k->cols);
-	free(k->slcols);
 }
 
 /* What leaves switch node by port e reaches (e 0: the switch's own port 0). */
@@ -79,13 +77,7 @@ int ck_adj_setup(struct ck *k)
 	k->nb = malloc(((size_t)k->n_chan + 1) * sizeof(*k->nb));
 	k->chan_to = malloc(((size_t)k->n_chan + 1) * sizeof(*k->chan_to));
 	k->chan_in = malloc((size_t)k->n_chan + 1);
-	k->cols = malloc((size_t)CK_COLS * k->n_sw + 1);
-	if (k->o && k->o->sl) {
-		k->slcols = malloc((size_t)CK_COLS * k->n_sw + 1);
-		if (!k->slcols)
-			return -ENOMEM;
-	}
-	if (!k->adj || !k->nb_off || !k->nb || !k->chan_to || !k->chan_in || !k->cols)
+	if (!k->adj || !k->nb_off || !k->nb || !k->chan_to || !k->chan_in)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < k->n_sw; s++) {
 		uint32_t node = k->out->sw_node[s];

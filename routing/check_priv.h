@@ -9,6 +9,11 @@
  *                each link (when SLs are given), is each VL acyclic, one cycle
  *   check_msg.c  naming bad pairs and links for the diag list
  *   check_adj.c  the switch graph in compact arrays, the BFS, LFT columns
+ *   check_par.c  the LIDs split between worker threads, their counts merged
+ *
+ * A worker is a copy of struct ck that shares the read-only arrays (the
+ * fabric, hosts, destinations) and owns its working ones (walk state, loads,
+ * dependency bits, memos, messages); the merge adds them up in LID order.
  */
 
 #include "check.h"
@@ -101,10 +106,21 @@ struct ck {
 	uint16_t tag;
 	uint32_t *dropped;   /* [n_sw] hosts whose route to this LID meets VL 15 */
 	uint32_t *path;      /* [n_chan + 2] a walk's channels */
-	double stretch_sum, short_a, short_s;
+	double short_a, short_s;
+	uint64_t *stretch_num; /* [n_sw] by shortest hops d: routes x (hops + 2) */
+	/* The LIDs to judge, in order: lids[i] of dests[lid_dest[i]]. */
+	uint32_t *lids, *lid_dest;
+	uint64_t n_lids;
+	struct diag wd; /* a worker's messages */
 };
 
 void ck_free(struct ck *k);
+int ck_worker_setup(struct ck *k, struct ck *w, struct check_report *rep);
+void ck_worker_free(struct ck *w);
+/* Judge every LID on worker threads and merge what they found into k. */
+int ck_judge_all(struct ck *k);
+/* Judge lid[0 .. n-1] (of dests[dest[i]]) in order on worker w. */
+void ck_judge(struct ck *w, const uint32_t *lid, const uint32_t *dest, uint64_t n);
 /* The compact switch graph (after the channels); -ENOMEM. */
 int ck_adj_setup(struct ck *k);
 void ck_adj_free(struct ck *k);

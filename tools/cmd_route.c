@@ -74,8 +74,8 @@ static void route_usage(FILE *f)
 		"  --guid2lid FILE  LIDs from loomd's guid2lid map (read only)\n"
 		"  --root GUID      updn: a root switch by NodeGUID, repeatable (default: found)\n"
 		"  --lfts FILE      file: the dump_lfts text the engine loads\n"
-		"  --threads N      worker threads (default: one per CPU; the tables do not\n"
-		"                   depend on it)\n"
+		"  --threads N      worker threads, routing and checking (default: one per\n"
+		"                   CPU; the tables and the report do not depend on it)\n"
 		"  --json           instead of the tables: the route-quality report (pairs,\n"
 		"                   reachability, loops, hops, link load, credit loops per\n"
 		"                   VL, routing and checking time, peak memory)\n"
@@ -498,6 +498,7 @@ int cmd_route(int argc, char **argv)
 	fprintf(stderr, "loom route: %s: %s: %u switches, %u LIDs, %.3f s; %s\n", a.topo,
 		p.engine->name, p.routes.n_sw, p.routes.stats.dest_lids, secs, p.why.msg);
 	if (a.json || a.check) {
+		co.threads = a.threads;
 		if (p.routes.sl) { /* the SLs the engine chose, on the VLs its sl2vl gives */
 			co.sl = p.routes.sl;
 			co.vl_of = vl_of_sl2vl;
