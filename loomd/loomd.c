@@ -36,6 +36,7 @@
 #include "loomd/daemon.h"
 #include "loomd/ha.h"
 #include "loomd/smstate.h"
+#include "loomd/ha_mirror.h"
 #include "loomd/loomd.h"
 #include "loomd/sweep.h"
 
@@ -170,6 +171,24 @@ static void on_mcast_changed(void *arg)
 	sd_event_source_set_time(d->sweep_timer, now);
 }
 
+/* The loop's clock in ms (the SA's and the mirror's); before the loop exists, 0. */
+static uint64_t mono_ms(const struct loomd *d)
+{
+	uint64_t now = 0;
+
+	if (d->ev)
+		sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
+	return now / 1000;
+}
+
+static bool on_response(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)
+{
+	(void)from;
+	struct loomd *d = arg;
+
+	return ha_mirror_input(&d->mirror, mad, len, mono_ms(d));
+}
+
 /*
  * The SA mirror's place: called once when loomd becomes master in place of
  * another SM (a takeover after the master failed, or a HANDOVER), before
@@ -178,8 +197,30 @@ static void on_mcast_changed(void *arg)
  */
 static void ha_took_over(struct loomd *d)
 {
-	log_info("SM: master by takeover from SM 0x%016" PRIx64 "; no mirrored SA state to "
-		 "install (groups, services and subscriptions start empty)", d->ha.sm.peer.guid);
+	struct ha_mirror *hm = &d->mirror;
+	struct sa_mirror_stats st = { 0 };
+	const struct subnet *sn = d->ha.sn ? d->ha.sn : d->sw.sn;
+	uint64_t now = mono_ms(d);
+	int r;
+
+	ha_mirror_cancel(hm);
+	if (!hm->have) {
+		log_info("SM: master in place of SM 0x%016" PRIx64 "; no mirror of its SA state "
+			 "(no fetch completed while standby): groups, services and subscriptions "
+			 "start empty", d->ha.sm.peer.guid);
+		return;
+	}
+	r = sa_mirror_install(&hm->m, d->sw.mcast, &d->sa.svc, &d->sa.ev, sn, now, &st);
+	log_info("SM: master in place of SM 0x%016" PRIx64 "; installed its SA state as mirrored "
+		 "%" PRIu64 " ms ago: %" PRIu32 " groups (%" PRIu32 " new, %" PRIu32 " merged, %"
+		 PRIu32 " moved, %" PRIu32 " refused), %" PRIu32 " members, %" PRIu32 " services, %"
+		 PRIu32 " subscriptions (%" PRIu32 " of ports not in the fabric)%s%s",
+		 d->ha.sm.peer.guid, now - hm->when_ms, hm->m.n_g, st.groups_new,
+		 st.groups_merged, st.groups_moved, st.groups_refused, st.members, st.services,
+		 st.subs, st.subs_unknown, r < 0 ? "; stopped early: " : "",
+		 r < 0 ? strerror(-r) : "");
+	sa_mirror_free(&hm->m);
+	hm->have = false;
 }
 
 static void ha_sync(struct loomd *d)
@@ -266,8 +307,15 @@ static bool ha_turn(struct loomd *d, uint64_t usec)
 	if (h->sm.state == SMP_SM_MASTER)
 		return false;
 	d->agent.resweep = false; /* traps are the master's business */
-	if (h->sm.state == SMP_SM_STANDBY)
+	if (h->sm.state == SMP_SM_STANDBY) {
+		uint64_t missed = h->poll_missed;
+
 		ha_do(d, ha_poll(h));
+		/* The master answered: refresh the mirror of its SA state. */
+		if (h->sm.state == SMP_SM_STANDBY && h->poll_missed == missed)
+			ha_mirror_start(&d->mirror, &mad_umad_ops, d->u, h->sn, h->sm.peer.guid,
+					h->sm.sm_key, usec / 1000, 0);
+	}
 	/* Starting, or the master just failed: elect now, not a poll interval later. */
 	if (h->sm.state == SMP_SM_DISCOVERING) {
 		ha_do(d, ha_discover(h));
@@ -389,8 +437,10 @@ static int loop(struct loomd *d)
 		} while (r > 0);
 		if (r < 0)
 			return r;
-		if (sd_event_now(d->ev, CLOCK_MONOTONIC, &now) >= 0)
+		if (sd_event_now(d->ev, CLOCK_MONOTONIC, &now) >= 0) {
 			sa_tick(&d->sa, now / 1000); /* Reports not yet acknowledged */
+			(void)ha_mirror_tick(&d->mirror, now / 1000); /* GetTables unanswered */
+		}
 		if (sd_event_now(d->ev, CLOCK_MONOTONIC, &now) >= 0 &&
 		    sd_event_source_get_time(d->sweep_timer, &next) >= 0)
 			wait = next <= now ? 0 : next - now < TURN_MS * 1000ULL ?
@@ -469,6 +519,13 @@ static void on_request(void *arg, const uint8_t *mad, size_t len, const struct m
 
 	bool master = !d->ha_on || d->agent.state == SMP_SM_MASTER;
 
+	/* An RMPP answer, whole (the long hook): the standby's GetTable of the master's SA. */
+	if (from && from->agent == MAD_AGENT_SA && len >= 4 && (mad[3] & 0x80)) {
+		if (!ha_mirror_input(&d->mirror, mad, len, mono_ms(d)))
+			log_debug("dropped an SA answer from LID %u (%zu bytes): no fetch of ours "
+				  "waits for it", from->lid, len);
+		return;
+	}
 	if (!from || from->agent != MAD_AGENT_SA) {
 		agent_request(&d->agent, mad, len, from);
 		if (d->sa_on && master)
@@ -641,6 +698,8 @@ static int setup(struct loomd *d)
 	d->agent.on_set = on_sm_set;
 	d->agent.on_set_arg = d;
 	txn_set_request_hook(d->x, on_request, d);
+	/* One-MAD answers to the standby's GetTables: TIDs the transaction layer does not own. */
+	txn_set_response_hook(d->x, on_response, d);
 	/* SA requests longer than a MAD (RMPP: MultiPathRecords) bypass txn's MAD-sized reads. */
 	mad_umad_set_long_hook(d->u, on_request, d);
 	r = sweeper_init(&d->sw, d->x, &d->agent, &so, &msgs);
@@ -697,6 +756,7 @@ int main(int argc, char **argv)
 	sa_free(&d.sa);
 	sweeper_free(&d.sw);
 	ha_free(&d.ha);
+	ha_mirror_free(&d.mirror);
 	config_free(d.cfg);
 	config_free(d.cfg_planned);
 	txn_free(d.x);
