@@ -51,6 +51,11 @@ unsigned ha_discover(struct ha *h);
  */
 bool ha_take_model(struct ha *h, struct subnet **sn, struct disc_live *live, uint64_t *smps,
 		   unsigned *ms);
+/* After a missed poll, the wait before the next: a quarter interval, 100 ms at least. */
+static inline uint64_t ha_confirm_us(const struct ha *h)
+{
+	return h->poll_us / 4 > 100000 ? h->poll_us / 4 : 100000;
+}
 /* Standby: read the SMInfo of the SM we poll. */
 unsigned ha_poll(struct ha *h);
 /* Master, after a light or heavy sweep of (sn, live): read the other SMs, elect. */
