@@ -11,23 +11,8 @@
 
 void health_thresholds_default(uint32_t t[_PMA_COUNTER_MAX])
 {
-	static const uint32_t def[_PMA_COUNTER_MAX] = {
-		[PMA_SYMBOL_ERRORS] = 10,
-		[PMA_LINK_ERROR_RECOVERY] = 10,
-		[PMA_LINK_DOWNED] = 10,
-		[PMA_RCV_ERRORS] = 10,
-		[PMA_RCV_REMOTE_PHYS_ERRORS] = 100,
-		[PMA_RCV_SWITCH_RELAY_ERRORS] = 100,
-		[PMA_XMIT_DISCARDS] = 100,
-		[PMA_XMIT_CONSTRAINT_ERRORS] = 100,
-		[PMA_RCV_CONSTRAINT_ERRORS] = 100,
-		[PMA_LOCAL_LINK_INTEGRITY_ERRORS] = 10,
-		[PMA_EXCESSIVE_BUFFER_OVERRUN_ERRORS] = 10,
-		[PMA_VL15_DROPPED] = 100,
-		[PMA_XMIT_WAIT] = 1000,
-	};
-
-	memcpy(t, def, sizeof(def));
+	for (unsigned c = 0; c < _PMA_COUNTER_MAX; c++)
+		t[c] = pma_counter_threshold(c);
 }
 
 static void judge_port(const struct health_input *in, struct health_findings *fs, uint32_t p)

@@ -16,20 +16,21 @@ static const struct {
 	const char *name;
 	uint8_t off, bits; /* offset in the attribute; width (4 bits: high nibble at off, or low) */
 	uint8_t shift;
+	uint16_t thresh; /* infiniband-diags' suggestion */
 } field[_PMA_COUNTER_MAX] = {
-	[PMA_SYMBOL_ERRORS] = { "SymbolErrorCounter", 4, 16, 0 },
-	[PMA_LINK_ERROR_RECOVERY] = { "LinkErrorRecoveryCounter", 6, 8, 0 },
-	[PMA_LINK_DOWNED] = { "LinkDownedCounter", 7, 8, 0 },
-	[PMA_RCV_ERRORS] = { "PortRcvErrors", 8, 16, 0 },
-	[PMA_RCV_REMOTE_PHYS_ERRORS] = { "PortRcvRemotePhysicalErrors", 10, 16, 0 },
-	[PMA_RCV_SWITCH_RELAY_ERRORS] = { "PortRcvSwitchRelayErrors", 12, 16, 0 },
-	[PMA_XMIT_DISCARDS] = { "PortXmitDiscards", 14, 16, 0 },
-	[PMA_XMIT_CONSTRAINT_ERRORS] = { "PortXmitConstraintErrors", 16, 8, 0 },
-	[PMA_RCV_CONSTRAINT_ERRORS] = { "PortRcvConstraintErrors", 17, 8, 0 },
-	[PMA_LOCAL_LINK_INTEGRITY_ERRORS] = { "LocalLinkIntegrityErrors", 19, 4, 4 },
-	[PMA_EXCESSIVE_BUFFER_OVERRUN_ERRORS] = { "ExcessiveBufferOverrunErrors", 19, 4, 0 },
-	[PMA_VL15_DROPPED] = { "VL15Dropped", 22, 16, 0 },
-	[PMA_XMIT_WAIT] = { "PortXmitWait", 40, 32, 0 },
+	[PMA_SYMBOL_ERRORS] = { "SymbolErrorCounter", 4, 16, 0, 10 },
+	[PMA_LINK_ERROR_RECOVERY] = { "LinkErrorRecoveryCounter", 6, 8, 0, 10 },
+	[PMA_LINK_DOWNED] = { "LinkDownedCounter", 7, 8, 0, 10 },
+	[PMA_RCV_ERRORS] = { "PortRcvErrors", 8, 16, 0, 10 },
+	[PMA_RCV_REMOTE_PHYS_ERRORS] = { "PortRcvRemotePhysicalErrors", 10, 16, 0, 100 },
+	[PMA_RCV_SWITCH_RELAY_ERRORS] = { "PortRcvSwitchRelayErrors", 12, 16, 0, 100 },
+	[PMA_XMIT_DISCARDS] = { "PortXmitDiscards", 14, 16, 0, 100 },
+	[PMA_XMIT_CONSTRAINT_ERRORS] = { "PortXmitConstraintErrors", 16, 8, 0, 100 },
+	[PMA_RCV_CONSTRAINT_ERRORS] = { "PortRcvConstraintErrors", 17, 8, 0, 100 },
+	[PMA_LOCAL_LINK_INTEGRITY_ERRORS] = { "LocalLinkIntegrityErrors", 19, 4, 4, 10 },
+	[PMA_EXCESSIVE_BUFFER_OVERRUN_ERRORS] = { "ExcessiveBufferOverrunErrors", 19, 4, 0, 10 },
+	[PMA_VL15_DROPPED] = { "VL15Dropped", 22, 16, 0, 100 },
+	[PMA_XMIT_WAIT] = { "PortXmitWait", 40, 32, 0, 1000 },
 };
 
 const char *pma_counter_name(enum pma_counter c)
@@ -42,6 +43,19 @@ uint32_t pma_counter_max(enum pma_counter c)
 	if (c >= _PMA_COUNTER_MAX)
 		return 0;
 	return field[c].bits == 32 ? UINT32_MAX : (1u << field[c].bits) - 1;
+}
+
+uint32_t pma_counter_threshold(enum pma_counter c)
+{
+	return c < _PMA_COUNTER_MAX ? field[c].thresh : 0;
+}
+
+int pma_counter_by_name(const char *name, size_t len)
+{
+	for (unsigned c = 0; c < _PMA_COUNTER_MAX; c++)
+		if (strlen(field[c].name) == len && !strncmp(field[c].name, name, len))
+			return (int)c;
+	return -EINVAL;
 }
 
 static void put_be16(uint8_t *p, uint16_t v)

@@ -44,6 +44,14 @@ struct pma_counters {
 const char *pma_counter_name(enum pma_counter c);
 /* A counter's largest value: it stops there (IBA 16.1.3.5: counters saturate). */
 uint32_t pma_counter_max(enum pma_counter c);
+/*
+ * The threshold infiniband-diags suggests for it (its error_thresholds file:
+ * 10 for link errors, 100 for discards, relay and constraint errors, 1000
+ * for PortXmitWait); loom health's default and loom.yaml's.
+ */
+uint32_t pma_counter_threshold(enum pma_counter c);
+/* The counter perfquery names name (len bytes, not NUL-terminated), or -EINVAL. */
+int pma_counter_by_name(const char *name, size_t len);
 
 /* A PortCounters Get for port_select (0xff: all ports of a switch) with TID tid. */
 void pma_encode_port_counters(uint8_t port_select, uint64_t tid, uint8_t mad[MAD_SIZE]);

@@ -13,6 +13,7 @@
 
 #include "lib/cleanup.h"
 #include "lib/json.h"
+#include "tools/health_opts.h"
 #include "tools/health_prom.h"
 #include "tools/loom.h"
 #include "mad/txn.h"
@@ -24,114 +25,6 @@
 #include "model/topo.h"
 
 enum { EXIT_HEALTHY, EXIT_PROBLEMS, EXIT_CANNOT };
-
-static void health_usage(FILE *f)
-{
-	fprintf(f, "usage: loom health [--only GROUPS] [--expect TOPOFILE] [--json] [--strict]\n"
-		   "                   [--threshold NAME=N]... [--threshold-file FILE]\n"
-		   "                   [--since FILE] [--prometheus FILE] [--ca NAME] [--port N]\n"
-		   "                   [--window N] [--timeout MS] [--retries N]\n\n"
-		   "Sweep the live fabric with directed-route SMPs, read every port's\n"
-		   "PortCounters, judge it and print a verdict, then one line per problem: node\n"
-		   "description, GUID, port, measured against expected.\n"
-		   "Reads only; changes nothing.\n\n"
-		   "  --only GROUPS    comma-separated groups to check (default: all):\n"
-		   "                   links  port states, trained width and speed, MTU and VLs\n"
-		   "                          of both ends of every link\n"
-		   "                   sm     one master SM, LIDs unique and set, MasterSMLID\n"
-		   "                   counters  PerfMgt error counters of every port that is up\n"
-		   "                          (PortCounters from its PMA) against thresholds\n"
-		   "                   routes every switch's LFT read back, judged as loom verify\n"
-		   "                          judges: unreachable pairs, loops, credit loops (one\n"
-		   "                          VL), LinearFDBTop below the highest LID in use\n"
-		   "                   drift  with --expect: nodes missing (error) or extra\n"
-		   "                          (warning), extra links (warning), cables moved\n"
-		   "                          to other ports (error)\n"
-		   "  --threshold NAME=N  report counter NAME (as perfquery names it) over N\n"
-		   "                   (defaults: infiniband-diags' suggested error_thresholds,\n"
-		   "                   10, 100 or 1000; 0: any non-zero value); repeatable\n"
-		   "  --threshold-file FILE  thresholds as ibqueryerrors reads them: Name=value\n"
-		   "                   lines, '#' comments (options apply in the order given)\n"
-		   "  --expect FILE    a topology file (ibnetdiscover or ibsim form): its links\n"
-		   "                   that the fabric does not have are reported (links group),\n"
-		   "                   and what else differs (drift group)\n"
-		   "  --json           every finding, machine-readable, on stdout (with the\n"
-		   "                   counters group: every port's raw counters too)\n"
-		   "  --strict         warnings count as problems (exit 1)\n"
-		   "  --since FILE     judge counters by how much they moved since an earlier\n"
-		   "                   --json run saved in FILE (errors per interval)\n"
-		   "  --reset          clear each port's PortCounters once they are read (off by\n"
-		   "                   default: reading changes nothing); the values judged and\n"
-		   "                   printed are those read before the clear\n"
-		   "  --prometheus FILE  also write the result for node_exporter's textfile\n"
-		   "                   collector (atomically): verdict, problems by group, and\n"
-		   "                   loom_port_up and every error counter of every port read\n"
-		   "  --ca NAME        the CA to send from (default: the first one)\n"
-		   "  --port N         its port (default: the first one)\n"
-		   "  --window N       SMPs in flight at once (default 16)\n"
-		   "  --timeout MS     per try (default 200)\n"
-		   "  --retries N      tries after the first (default 3)\n\n"
-		   "Exit status: 0 healthy (warnings alone too, unless --strict), 1 problems\n"
-		   "found, 2 could not check (no port, fabric unreadable, no master SM).\n");
-}
-
-static int parse_uint(const char *s, unsigned max, unsigned *out);
-
-struct health_args {
-	const char *ca, *expect, *prom, *since;
-	unsigned port, groups;
-	bool json, strict, reset;
-	struct txn_opts o;
-	uint32_t thresh[_PMA_COUNTER_MAX];
-};
-
-/* "PortXmitDiscards=5": one counter's threshold. */
-static int parse_threshold(const char *s, uint32_t t[_PMA_COUNTER_MAX])
-{
-	const char *eq = strchr(s, '=');
-	unsigned v;
-
-	if (!eq)
-		return -EINVAL;
-	for (unsigned c = 0; c < _PMA_COUNTER_MAX; c++) {
-		const char *name = pma_counter_name(c);
-
-		if (strlen(name) != (size_t)(eq - s) || strncmp(s, name, strlen(name)))
-			continue;
-		if (parse_uint(eq + 1, UINT32_MAX, &v) < 0)
-			return -EINVAL;
-		t[c] = v;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-static int parse_uint(const char *s, unsigned max, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v > max || s[0] == '-')
-		return -EINVAL;
-	*out = (unsigned)v;
-	return 0;
-}
-
-static int read_thresholds(const char *path, uint32_t t[_PMA_COUNTER_MAX])
-{
-	struct diag d = { .limit = 20 };
-	int r = health_thresholds_read_file(path, t, &d);
-
-	if (r < 0) {
-		diag_print(&d, stderr);
-		fprintf(stderr, "loom health: --threshold-file %s: not used; nothing was checked\n",
-			path);
-	}
-	diag_free(&d);
-	return r;
-}
 
 /* --reset: what was cleared, and every port where the clear did not take. */
 static void say_cleared(const struct subnet *sn, const struct health_pma_port *pma)
@@ -155,66 +48,6 @@ static void say_cleared(const struct subnet *sn, const struct health_pma_port *p
 	}
 	fprintf(stderr, "loom health: PortCounters cleared on %u port%s%s\n", ok, ok == 1 ? "" : "s",
 		bad ? " (see above for the others)" : "");
-}
-
-static int parse_args(int argc, char **argv, struct health_args *a)
-{
-	static const struct option opts[] = {
-		{ "ca", required_argument, NULL, 'c' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "only", required_argument, NULL, 'o' },
-		{ "expect", required_argument, NULL, 'e' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "strict", no_argument, NULL, 's' },
-		{ "threshold", required_argument, NULL, 'T' },
-		{ "threshold-file", required_argument, NULL, 'F' },
-		{ "prometheus", required_argument, NULL, 'P' },
-		{ "since", required_argument, NULL, 'S' },
-		{ "reset", no_argument, NULL, 'R' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "retries", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	int c, li = 0, r = 0;
-
-	while ((c = getopt_long(argc, argv, "h", opts, &li)) != -1) {
-		switch (c) {
-		case 'c': a->ca = optarg; break;
-		case 'p': r = parse_uint(optarg, 254, &a->port); break;
-		case 'o': r = health_groups_parse(optarg, &a->groups); break;
-		case 'e': a->expect = optarg; break;
-		case 'P': a->prom = optarg; break;
-		case 'S': a->since = optarg; break;
-		case 'R': a->reset = true; break;
-		case 'j': a->json = true; break;
-		case 's': a->strict = true; break;
-		case 'T': r = parse_threshold(optarg, a->thresh); break;
-		case 'F':
-			if (read_thresholds(optarg, a->thresh) < 0)
-				return -ENOENT;
-			break;
-		case 'w': r = parse_uint(optarg, 4096, &a->o.window); break;
-		case 't': r = parse_uint(optarg, 60000, &a->o.timeout_ms); break;
-		case 'r': r = parse_uint(optarg, 100, &a->o.retries); break;
-		case 'h':
-			health_usage(stdout);
-			return 0;
-		default:
-			return -EINVAL;
-		}
-		if (r < 0) {
-			fprintf(stderr, "loom health: --%s: bad value '%s'%s\n", opts[li].name,
-				optarg,
-				c == 'o' ? " (groups: links, sm, counters, routes, drift)" :
-				c == 'T' ? " (NAME=N, NAME as perfquery names a counter)" : "");
-			return -EINVAL;
-		}
-	}
-	if (optind != argc || !a->o.window || !a->o.timeout_ms)
-		return -EINVAL;
-	return 1;
 }
 
 static const char *node_desc(const struct subnet *sn, uint32_t n)
@@ -489,20 +322,16 @@ out:
 
 int cmd_health(int argc, char **argv)
 {
-	struct health_args a = { .o = TXN_OPTS_DEFAULT, .groups = HEALTH_ALL_GROUPS };
+	struct health_args a;
 	_cleanup_(mad_umad_closep) struct mad_umad *u = NULL;
 	_cleanup_(txn_freep) struct txn *x = NULL;
 	_cleanup_(subnet_freep) struct subnet *expect = NULL;
 	_cleanup_(health_since_free) struct health_since since = { 0 };
 	int r;
 
-	health_thresholds_default(a.thresh);
-	r = parse_args(argc, argv, &a);
-	if (r <= 0) {
-		if (r == -EINVAL)
-			health_usage(stderr);
+	r = health_opts_parse(argc, argv, &a);
+	if (r <= 0)
 		return r < 0 ? EXIT_CANNOT : EXIT_HEALTHY;
-	}
 	if (a.expect && read_expect(a.expect, &expect) < 0)
 		return EXIT_CANNOT;
 	if (a.since) {
