@@ -21,13 +21,17 @@ int health_read_sm(struct txn *x, const struct subnet *sn, const struct disc_liv
  * MAD_UMAD_PERF, o->window Gets in flight, each tried 1 + o->retries times
  * for o->timeout_ms. *out is a new array indexed like sn's ports (free() it):
  * asked set for each port read, status 0 or -errno (-ETIMEDOUT: no answer,
- * -EREMOTEIO: refused). With clear (--reset), each port read is then
- * cleared (a PortCounters Set of zeros): cleared set, clear_status 0 or
- * -errno. -ENOMEM, or the transport's -errno.
+ * -EREMOTEIO: refused). Each PMA's ClassPortInfo is read first (ci_status,
+ * ci, on every port of its node); where it has PortCountersExtended, that
+ * is read as well (ext_asked, ext_status) and c's data counters are its
+ * 64-bit ones. With clear (--reset), each port read is then cleared (a
+ * PortCounters Set of zeros, and a PortCountersExtended one where it was
+ * read): cleared set, clear_status 0 or -errno. pg (may be NULL) hears how
+ * far it got. -ENOMEM, or the transport's -errno.
  */
 int health_read_pma(const struct mad_transport_ops *ops, void *t, const struct txn_opts *o,
 		    const struct subnet *sn, const struct disc_live *live, bool clear,
-		    struct health_pma_port **out);
+		    const struct health_progress *pg, struct health_pma_port **out);
 
 /*
  * Read the LFT of every switch a sweep (sn, live) found, by directed route:

@@ -101,9 +101,18 @@ static void print_json_ports(const struct subnet *sn, const struct health_pma_po
 		printf("\"port\": %u, \"up\": %s, \"counters\": {", sn->port[p].num,
 		       pma[p].status ? "false" : "true");
 		for (unsigned c = 0; !pma[p].status && c < _PMA_COUNTER_MAX; c++)
-			printf("%s\"%s\": %" PRIu32, c ? ", " : "", pma_counter_name(c),
+			printf("%s\"%s\": %" PRIu64, c ? ", " : "", pma_counter_name(c),
 			       pma[p].c.v[c]);
-		printf("} }");
+		printf("}");
+		if (!pma[p].status) {
+			printf(", \"data\": {");
+			for (unsigned d = 0; d < _PMA_DATA_MAX; d++)
+				printf("%s\"%s\": %" PRIu64, d ? ", " : "", pma_data_name(d),
+				       pma[p].c.data[d]);
+			printf("}, \"data_bits\": %u, \"counter_bits\": \"%s\"",
+			       pma[p].c.wide_data ? 64 : 32, pma[p].c.wide_errors ? "64" : "PortCounters");
+		}
+		printf(" }");
 	}
 	printf("%s]", first ? "" : "\n  ");
 }
@@ -284,7 +293,7 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 		}
 	}
 	if (a->groups & (1u << HEALTH_COUNTERS)) {
-		r = health_read_pma(&mad_umad_ops, u, &a->o, sn, &live, a->reset, &pma);
+		r = health_read_pma(&mad_umad_ops, u, &a->o, sn, &live, a->reset, NULL, &pma);
 		if (r < 0) {
 			fprintf(stderr, "loom health: reading PortCounters failed: %s\n",
 				strerror(-r));
