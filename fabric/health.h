@@ -85,6 +85,11 @@ struct health_sm_port {
 	bool asked;  /* the port says IsSM (CapabilityMask), so it was asked */
 	int status;  /* 0: smi holds the answer; else -errno of the read */
 	struct smp_sm_info smi;
+	/* A MASTER is read a second time, waited_ms later, to see its ActCount move. */
+	bool again;
+	int status2; /* 0: smi2 holds the second answer; else -errno */
+	uint32_t waited_ms;
+	struct smp_sm_info smi2;
 };
 
 /* A PortCounters read of one port (indexed like the model's ports). */

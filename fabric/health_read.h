@@ -16,6 +16,15 @@ int health_read_sm(struct txn *x, const struct subnet *sn, const struct disc_liv
 		   struct health_sm_port **out);
 
 /*
+ * Read again the SMInfo of every port whose first read (health_read_sm)
+ * answered MASTER, waited_ms after it (the caller's wait; IBA 14.4.1: a
+ * standby polls the master and watches its ActCount move): again set,
+ * status2 and smi2. -errno of the transport.
+ */
+int health_read_sm_again(struct txn *x, const struct subnet *sn, const struct disc_live *live,
+			 struct health_sm_port *sm, uint32_t waited_ms);
+
+/*
  * Read PortCounters from the PMA of every port that is up and has a LID (a
  * switch port: its switch's), through a transport opened with
  * MAD_UMAD_PERF, o->window Gets in flight, each tried 1 + o->retries times
@@ -39,10 +48,10 @@ int health_read_pma(const struct mad_transport_ops *ops, void *t, const struct t
  * highest LID in use, through x (idle; run until idle again). out->ro is
  * numbered as route_out_number numbers switches, rows up to the highest LID
  * in use, entries not read ROUTE_DROP; out->status[s] is 0 or the -errno of
- * switch s's first failed block. Free with health_lft_free(). -ENOMEM, or the
- * transport's -errno.
+ * switch s's first failed block. pg (may be NULL) hears how far it got. Free
+ * with health_lft_free(). -ENOMEM, or the transport's -errno.
  */
 int health_read_lft(struct txn *x, const struct subnet *sn, const struct disc_live *live,
-		    struct health_lft *out);
+		    const struct health_progress *pg, struct health_lft *out);
 
 #endif

@@ -4,12 +4,12 @@
  * judges need, print their findings. Reads only; changes nothing.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/cleanup.h"
 #include "lib/json.h"
@@ -261,6 +261,67 @@ static int read_expect(const char *path, struct subnet **out)
 	return r;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* --progress: a line on stderr about once a second, never on stdout. */
+struct progress {
+	uint64_t start, last;
+};
+
+static void progress_say(void *arg, const char *what, uint64_t done, uint64_t total)
+{
+	struct progress *pr = arg;
+	uint64_t now = now_ms();
+
+	if (now - pr->last < 1000)
+		return;
+	pr->last = now;
+	if (total)
+		fprintf(stderr, "loom health: %s: %" PRIu64 " of %" PRIu64 " (%" PRIu64 "%%), %.1f s\n",
+			what, done, total, done * 100 / total, (double)(now - pr->start) / 1000);
+	else
+		fprintf(stderr, "loom health: %s: %" PRIu64 ", %.1f s\n", what, done,
+			(double)(now - pr->start) / 1000);
+}
+
+static void progress_sweep(void *arg, uint32_t nodes)
+{
+	((struct progress *)arg)->last = 0; /* the sweep calls once a second already */
+	progress_say(arg, "sweep: nodes found", nodes, 0);
+}
+
+/*
+ * The master's ActCount, a second time: act_wait_ms after the first read,
+ * which the reads in between (counters, LFTs) have used up in part.
+ */
+static int read_sm_again(const struct health_args *a, struct txn *x, const struct subnet *sn,
+			 const struct disc_live *live, struct health_sm_port *sm, uint64_t first_ms,
+			 struct progress *pr)
+{
+	uint64_t now = now_ms();
+
+	if (!a->act_wait_ms)
+		return 0;
+	if (now - first_ms < a->act_wait_ms) {
+		uint64_t rest = a->act_wait_ms - (now - first_ms);
+		struct timespec ts = { (time_t)(rest / 1000), (long)(rest % 1000) * 1000000 };
+
+		if (pr) {
+			pr->last = 0;
+			progress_say(pr, "waiting to read the master's ActCount again (ms)", rest, 0);
+		}
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
+	return health_read_sm_again(x, sn, live, sm, (uint32_t)(now_ms() - first_ms));
+}
+
 static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, struct txn *x,
 			   const struct subnet *expect, const struct health_since *since)
 {
@@ -273,8 +334,16 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 	struct disc_live live = { 0 };
 	struct health_lft lft = { 0 };
 	struct health_input in;
+	struct progress pr = { .start = now_ms(), .last = now_ms() };
+	struct health_progress pg = { progress_say, &pr };
+	const struct health_progress *pgp = a->progress ? &pg : NULL;
+	uint64_t sm_ms = 0;
 	int r, rc;
 
+	if (a->progress) {
+		rep.progress = progress_sweep;
+		rep.progress_arg = &pr;
+	}
 	r = disc_run(x, &sn, &live, &rep);
 	for (unsigned i = 0; i < rep.msgs.n; i++)
 		fprintf(stderr, "loom health: sweep: %s\n", rep.msgs.msg[i]);
@@ -286,6 +355,7 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 	}
 	if (a->groups & (1u << HEALTH_SM)) {
 		r = health_read_sm(x, sn, &live, &sm);
+		sm_ms = now_ms();
 		if (r < 0) {
 			fprintf(stderr, "loom health: reading SMInfo failed: %s\n", strerror(-r));
 			rc = EXIT_CANNOT;
@@ -293,7 +363,7 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 		}
 	}
 	if (a->groups & (1u << HEALTH_COUNTERS)) {
-		r = health_read_pma(&mad_umad_ops, u, &a->o, sn, &live, a->reset, NULL, &pma);
+		r = health_read_pma(&mad_umad_ops, u, &a->o, sn, &live, a->reset, pgp, &pma);
 		if (r < 0) {
 			fprintf(stderr, "loom health: reading PortCounters failed: %s\n",
 				strerror(-r));
@@ -304,9 +374,18 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 			say_cleared(sn, pma);
 	}
 	if (a->groups & (1u << HEALTH_ROUTES)) {
-		r = health_read_lft(x, sn, &live, &lft);
+		r = health_read_lft(x, sn, &live, pgp, &lft);
 		if (r < 0) {
 			fprintf(stderr, "loom health: reading the LFTs failed: %s\n", strerror(-r));
+			rc = EXIT_CANNOT;
+			goto out;
+		}
+	}
+	if (sm) {
+		r = read_sm_again(a, x, sn, &live, sm, sm_ms, a->progress ? &pr : NULL);
+		if (r < 0) {
+			fprintf(stderr, "loom health: reading SMInfo again failed: %s\n",
+				strerror(-r));
 			rc = EXIT_CANNOT;
 			goto out;
 		}
