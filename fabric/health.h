@@ -99,6 +99,7 @@ struct health_pma_port {
 	bool cleared;     /* --reset: a clear was sent after the read */
 	int clear_status; /* 0: cleared; else -errno of the clear */
 	int ci_status;    /* its PMA's ClassPortInfo: 0 read into ci; else -errno */
+	int sum_status;   /* the port that asked for its switch's sum: -errno if it failed */
 	struct pma_class_info ci;
 	bool ext_asked;   /* ci says PortCountersExtended: it was read too */
 	int ext_status;   /* 0: c's data (and maybe error) counters are 64-bit ones */

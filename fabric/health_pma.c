@@ -7,6 +7,13 @@
  * PortCountersExtended (IBA 16.1.4.11): where it does, that is read too,
  * for 64-bit data counters (and error counters, with the additional ones).
  * A small window of Gets in flight with their own timeouts and retries.
+ *
+ * When only a verdict is wanted (o->summary), it reads as ibqueryerrors
+ * does: a switch whose PMA has AllPortSelect first gives the sum of its
+ * ports (PortSelect 0xFF, IBA 16.1.3.5); its ports are read one by one only
+ * if a sum is over that counter's threshold (a sum under it means every port
+ * is). PortCountersExtended and a CA's ClassPortInfo are read only when the
+ * data counters are wanted (o->data) or hold the error counters.
  */
 #include <errno.h>
 #include <poll.h>
@@ -18,10 +25,11 @@
 #include "fabric/health_read.h"
 
 /* The passes, in order; --reset adds the last two. */
-enum pma_pass { PASS_CPI, PASS_PC, PASS_EXT, PASS_CLEAR, PASS_CLEAR_EXT, _PASS_MAX };
+enum pma_pass { PASS_CPI, PASS_SUM, PASS_PC, PASS_EXT, PASS_CLEAR, PASS_CLEAR_EXT, _PASS_MAX };
 
 static const char *const pass_name[_PASS_MAX] = {
-	[PASS_CPI] = "ClassPortInfo", [PASS_PC] = "PortCounters",
+	[PASS_CPI] = "ClassPortInfo", [PASS_SUM] = "PortCounters of whole switches",
+	[PASS_PC] = "PortCounters",
 	[PASS_EXT] = "PortCountersExtended", [PASS_CLEAR] = "PortCounters clear",
 	[PASS_CLEAR_EXT] = "PortCountersExtended clear",
 };
@@ -37,12 +45,15 @@ struct pma_run {
 	const struct mad_transport_ops *ops;
 	void *t;
 	const struct txn_opts *o;
+	const struct health_pma_opts *po;
 	const struct subnet *sn;
 	const struct disc_live *live;
-	const struct health_progress *pg;
 	struct health_pma_port *out;
 	struct pma_slot *slot;
-	bool *node_asked; /* PASS_CPI: one ClassPortInfo a node */
+	bool *node_asked; /* PASS_CPI, PASS_SUM: one a node */
+	/* PASS_SUM: a switch's sum read and every counter of it within its threshold */
+	bool *node_fine;
+	struct pma_counters sum;
 	uint32_t next_tid;
 	enum pma_pass pass;
 	uint64_t done;
@@ -80,17 +91,29 @@ static bool take(struct pma_run *r, uint32_t p)
 {
 	struct health_pma_port *o = &r->out[p];
 
+	uint32_t n = r->sn->port[p].node;
+	bool sw = subnet_is_switch(r->sn, n);
+
 	switch (r->pass) {
 	case PASS_CPI:
-		if (!wanted(r->sn, r->live, p) || r->node_asked[r->sn->port[p].node])
+		/* Needed for AllPortSelect (switches) and PortCountersExtended. */
+		if (!wanted(r->sn, r->live, p) || r->node_asked[n] ||
+		    (!sw && r->po->summary && !r->po->data))
 			return false;
-		r->node_asked[r->sn->port[p].node] = true;
+		r->node_asked[n] = true;
+		return true;
+	case PASS_SUM:
+		if (!wanted(r->sn, r->live, p) || r->node_asked[n] || !sw || o->ci_status ||
+		    !(o->ci.cap & PMA_CAP_ALL_PORT_SELECT) || pma_has_ext_errors(&o->ci))
+			return false;
+		r->node_asked[n] = true;
 		return true;
 	case PASS_PC:
-		return (o->asked = wanted(r->sn, r->live, p));
+		return (o->asked = wanted(r->sn, r->live, p) && !r->node_fine[n]);
 	case PASS_EXT:
 		return (o->ext_asked = o->asked && !o->status && !o->ci_status &&
-				       pma_has_ext(&o->ci));
+				       pma_has_ext(&o->ci) &&
+				       (r->po->data || pma_has_ext_errors(&o->ci)));
 	case PASS_CLEAR: /* a clear goes only where the read went through */
 		return (o->cleared = o->asked && !o->status);
 	case PASS_CLEAR_EXT:
@@ -100,6 +123,15 @@ static bool take(struct pma_run *r, uint32_t p)
 	}
 }
 
+/* Every counter of c at or under its threshold. */
+static bool within(const struct pma_counters *c, const uint32_t *thresh)
+{
+	for (unsigned i = 0; i < _PMA_COUNTER_MAX; i++)
+		if (c->v[i] > thresh[i])
+			return false;
+	return true;
+}
+
 /* Where this pass's outcome for port p goes. */
 static int *result(struct pma_run *r, uint32_t p)
 {
@@ -107,6 +139,7 @@ static int *result(struct pma_run *r, uint32_t p)
 
 	switch (r->pass) {
 	case PASS_CPI: return &o->ci_status;
+	case PASS_SUM: return &o->sum_status;
 	case PASS_PC: return &o->status;
 	case PASS_EXT: return &o->ext_status;
 	default: return &o->clear_status;
@@ -124,6 +157,7 @@ static int send_get(struct pma_run *r, struct pma_slot *s)
 	s->deadline = now_ms() + r->o->timeout_ms;
 	switch (r->pass) {
 	case PASS_CPI: pma_encode_class_port_info(s->tid, mad); break;
+	case PASS_SUM: pma_encode_port_counters(0xff, s->tid, mad); break;
 	case PASS_PC: pma_encode_port_counters(num, s->tid, mad); break;
 	case PASS_EXT: pma_encode_port_counters_ext(num, s->tid, false, mad); break;
 	case PASS_CLEAR: pma_encode_port_counters_clear(num, s->tid, mad); break;
@@ -141,6 +175,11 @@ static void decode(struct pma_run *r, uint32_t p, const uint8_t *mad, size_t len
 	switch (r->pass) {
 	case PASS_CPI:
 		o->ci_status = pma_decode_class_port_info(mad, len, tid, &o->ci);
+		break;
+	case PASS_SUM:
+		o->sum_status = pma_decode_port_counters(mad, len, 0xff, tid, &scratch);
+		if (o->sum_status == 0)
+			r->node_fine[r->sn->port[p].node] = within(&scratch, r->po->summary);
 		break;
 	case PASS_PC:
 		o->status = pma_decode_port_counters(mad, len, num, tid, &o->c);
@@ -229,8 +268,8 @@ static int run(struct pma_run *r)
 			got(r, mad, (size_t)n);
 		if (n < 0 && n != -EAGAIN)
 			return n;
-		if (r->pg && r->pg->fn)
-			r->pg->fn(r->pg->arg, pass_name[r->pass], next, r->sn->n_ports);
+		if (r->po->pg && r->po->pg->fn)
+			r->po->pg->fn(r->po->pg->arg, pass_name[r->pass], next, r->sn->n_ports);
 	}
 	return 0;
 }
@@ -254,24 +293,29 @@ static void share_class_info(struct pma_run *r)
 }
 
 int health_read_pma(const struct mad_transport_ops *ops, void *t, const struct txn_opts *o,
-		    const struct subnet *sn, const struct disc_live *live, bool clear,
-		    const struct health_progress *pg, struct health_pma_port **out)
+		    const struct subnet *sn, const struct disc_live *live,
+		    const struct health_pma_opts *po, struct health_pma_port **out)
 {
-	struct pma_run r = { .ops = ops, .t = t, .o = o, .sn = sn, .live = live, .pg = pg,
+	struct pma_run r = { .ops = ops, .t = t, .o = o, .po = po, .sn = sn, .live = live,
 			     .next_tid = (uint32_t)getpid() << 16 };
+	size_t nn = sn->n_nodes ? sn->n_nodes : 1;
 	int rc = 0;
 
 	if (!o->window)
 		return -EINVAL;
 	r.out = calloc(sn->n_ports ? sn->n_ports : 1, sizeof(*r.out));
 	r.slot = calloc(o->window, sizeof(*r.slot));
-	r.node_asked = calloc(sn->n_nodes ? sn->n_nodes : 1, sizeof(*r.node_asked));
-	if (!r.out || !r.slot || !r.node_asked) {
+	r.node_asked = calloc(nn, sizeof(*r.node_asked));
+	r.node_fine = calloc(nn, sizeof(*r.node_fine));
+	if (!r.out || !r.slot || !r.node_asked || !r.node_fine) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (r.pass = PASS_CPI; rc == 0 && r.pass <= (clear ? PASS_CLEAR_EXT : PASS_EXT);
+	for (r.pass = PASS_CPI; rc == 0 && r.pass <= (po->clear ? PASS_CLEAR_EXT : PASS_EXT);
 	     r.pass++) {
+		if (r.pass == PASS_SUM && (!po->summary || po->clear))
+			continue;
+		memset(r.node_asked, 0, nn * sizeof(*r.node_asked));
 		rc = run(&r);
 		if (r.pass == PASS_CPI)
 			share_class_info(&r);
@@ -279,6 +323,7 @@ int health_read_pma(const struct mad_transport_ops *ops, void *t, const struct t
 out:
 	free(r.slot);
 	free(r.node_asked);
+	free(r.node_fine);
 	if (rc < 0) {
 		free(r.out);
 		return rc;

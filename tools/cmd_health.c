@@ -363,7 +363,14 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 		}
 	}
 	if (a->groups & (1u << HEALTH_COUNTERS)) {
-		r = health_read_pma(&mad_umad_ops, u, &a->o, sn, &live, a->reset, pgp, &pma);
+		/* Only a verdict wanted: switches summed first, as ibqueryerrors does. */
+		bool verdict_only = !a->json && !a->prom && !since && !a->reset;
+		struct health_pma_opts po = { .clear = a->reset,
+					      .data = a->json || a->prom || a->reset,
+					      .summary = verdict_only ? a->thresh : NULL,
+					      .pg = pgp };
+
+		r = health_read_pma(&mad_umad_ops, u, &a->o, sn, &live, &po, &pma);
 		if (r < 0) {
 			fprintf(stderr, "loom health: reading PortCounters failed: %s\n",
 				strerror(-r));

@@ -72,6 +72,21 @@ check_counter spine001 3 PortXmitDiscards 100 101 "101, expected at most 100"
 check_counter h00005 1 PortRcvErrors 10 12 "12, expected at most 10"
 check_counter spine002 4 LocalLinkIntegrityErrors 10 15 "15 \\(saturated\\), expected at most 10"
 check_counter leaf002 6 PortXmitWait 1000 5000 "5000, expected at most 1000" warning 0
+# A switch read as one sum first (AllPortSelect): two ports at 6 sum to 12, over 10,
+# so its ports are read one by one, and neither is over.
+pset spine003 1 SymbolErrorCounter 6
+pset spine003 2 SymbolErrorCounter 6
+health sum --only counters
+tap_is "two ports of spine003 at 6 (a sum of 12): neither reported, exit 0" \
+	"$hrc $(grep -c SymbolErrorCounter "$tmp/sum.out")" "0 0" || tap_diag "$(cat "$tmp/sum.out")"
+pset spine003 2 SymbolErrorCounter 11
+health sum2 --only counters
+tap_check "... one at 11: that one reported, port 2" \
+	grep -qE '^error +counters +"spine003" 0x[0-9a-f]{16} port 2: SymbolErrorCounter: 11,' "$tmp/sum2.out"
+tap_is "... and not the other" "$(grep -c SymbolErrorCounter "$tmp/sum2.out")" 1
+pset spine003 1 SymbolErrorCounter 0
+pset spine003 2 SymbolErrorCounter 0
+
 pset leaf002 6 PortXmitWait 5000
 health wait.strict --only counters --strict
 tap_is "PortXmitWait alone: --strict exits 1" "$hrc" 1
