@@ -66,7 +66,8 @@ struct mad_addr {
  * never blocks: -EAGAIN when nothing is queued. send's to is NULL for a
  * directed-route SMP; recv fills *from when it is not NULL. An SA (class
  * 0x03) MAD with RMPP Active may be longer than MAD_SIZE (up to
- * MAD_RMPP_MAX): the kernel segments it. fd is readable
+ * MAD_RMPP_MAX): the kernel segments it; one received (a reassembled
+ * GetTableResp) comes whole from recv when len has room for it. fd is readable
  * when recv has something (for poll() or sd-event). Unit tests plug in a fake.
  */
 struct mad_transport_ops {

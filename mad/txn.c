@@ -40,6 +40,8 @@ struct txn {
 	void *drop_arg;
 	txn_request_fn req_fn;
 	void *req_arg;
+	txn_response_fn resp_fn;
+	void *resp_arg;
 	uint64_t (*now_fn)(void *arg);
 	void *now_arg;
 };
@@ -296,6 +298,12 @@ void txn_set_request_hook(struct txn *x, txn_request_fn fn, void *arg)
 	x->req_arg = arg;
 }
 
+void txn_set_response_hook(struct txn *x, txn_response_fn fn, void *arg)
+{
+	x->resp_fn = fn;
+	x->resp_arg = arg;
+}
+
 int txn_send_raw(struct txn *x, const uint8_t *mad, size_t len, const struct mad_addr *to)
 {
 	x->st.sent++;
@@ -335,6 +343,8 @@ void txn_input(struct txn *x, const uint8_t *mad, size_t len, const struct mad_a
 		txn_tick(x);
 		return;
 	}
+	if (x->resp_fn && x->resp_fn(x->resp_arg, mad, len, from))
+		return;
 	drop(x, was_late(x, h.tid) ? TXN_DROP_LATE : TXN_DROP_UNEXPECTED, &h);
 }
 

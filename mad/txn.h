@@ -59,6 +59,15 @@ typedef void (*txn_drop_fn)(void *arg, enum txn_drop why, const struct smp_hdr *
 typedef void (*txn_request_fn)(void *arg, const uint8_t *mad, size_t len,
 			       const struct mad_addr *from);
 
+/*
+ * Told about every response that no transaction waits for (its TID is none
+ * of ours), whole, before it is dropped: true if fn took it. The SA's own
+ * client requests (the SA mirror's GetTable, sa/sa_mirror.h) are answered
+ * through the same port; their answers go there.
+ */
+typedef bool (*txn_response_fn)(void *arg, const uint8_t *mad, size_t len,
+				const struct mad_addr *from);
+
 int txn_new(const struct mad_transport_ops *ops, void *t, const struct txn_opts *o,
 	    struct txn **out);
 /* Outstanding requests are dropped without their callbacks. */
@@ -70,6 +79,8 @@ static inline void txn_freep(struct txn **x)
 void txn_set_drop_hook(struct txn *x, txn_drop_fn fn, void *arg);
 /* Without a hook, requests are dropped as unexpected. */
 void txn_set_request_hook(struct txn *x, txn_request_fn fn, void *arg);
+/* Without a hook, responses nobody waits for are dropped as unexpected (or late). */
+void txn_set_response_hook(struct txn *x, txn_response_fn fn, void *arg);
 /* Send one MAD outside the window (an answer to a request); counted in sent. */
 int txn_send_raw(struct txn *x, const uint8_t *mad, size_t len, const struct mad_addr *to);
 /* Replace the monotonic clock (milliseconds), for tests. */

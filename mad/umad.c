@@ -358,6 +358,33 @@ static int read_long(struct mad_umad *u, int need)
 	return r < 0 ? r : 0;
 }
 
+/*
+ * A message longer than one MAD that fits the caller's buffer (an SA
+ * client's GetTableResp, reassembled): read it whole and hand it over,
+ * as recv hands over one MAD.
+ */
+static int recv_whole(struct mad_umad *u, int need, uint8_t *mad, struct mad_addr *from)
+{
+	uint8_t *big = calloc(1, umad_hdr_size() + (size_t)need);
+	int n = need, r;
+
+	if (!big)
+		return -ENOMEM;
+	r = umad_recv(u->portid, big, &n, 0);
+	if (r >= 0 && umad_status(big))
+		r = -EAGAIN; /* one of our sends handed back: no news (see umad_t_recv) */
+	else if (r >= 0 && (n <= 0 || n > need))
+		r = -EPROTO;
+	if (r >= 0) {
+		memcpy(mad, umad_get_mad(big), (size_t)n);
+		if (from)
+			addr_of(u, big, from);
+		r = n;
+	}
+	free(big);
+	return r == -ETIMEDOUT || r == -EWOULDBLOCK ? -EAGAIN : r;
+}
+
 void mad_umad_set_long_hook(struct mad_umad *u, mad_umad_long_fn fn, void *arg)
 {
 	u->long_hook = fn;
@@ -372,6 +399,8 @@ static int umad_t_recv(void *t, uint8_t *mad, size_t len, struct mad_addr *from)
 	for (;;) {
 		n = MAD_SIZE;
 		r = umad_recv(u->portid, u->buf, &n, 0);
+		if (r == -ENOSPC && n > MAD_SIZE && (size_t)n <= len)
+			return recv_whole(u, n, mad, from);
 		if (r == -ENOSPC) {
 			r = read_long(u, n);
 			if (r < 0)

@@ -76,19 +76,30 @@ static uint16_t free_mlid(const struct mcast *mc)
 
 int mcast_create(struct mcast *mc, const struct mcast_group *tmpl, struct mcast_group **out)
 {
-	struct mcast_group *g;
-	uint16_t mlid;
+	struct mcast_group t = *tmpl;
 
 	if (mcast_find(mc, tmpl->mgid))
 		return -EEXIST;
-	mlid = free_mlid(mc);
-	if (!mlid)
+	t.mlid = free_mlid(mc);
+	if (!t.mlid)
 		return -ENOSPC;
+	return mcast_create_at(mc, &t, out);
+}
+
+int mcast_create_at(struct mcast *mc, const struct mcast_group *tmpl, struct mcast_group **out)
+{
+	struct mcast_group *g;
+
+	if (tmpl->mlid < MCAST_MLID_BASE || tmpl->mlid > MCAST_MLID_END)
+		return -EINVAL;
+	if (mcast_find(mc, tmpl->mgid))
+		return -EEXIST;
+	if (mcast_find_mlid(mc, tmpl->mlid))
+		return -EADDRINUSE;
 	if (array_grow((void **)&mc->g, &mc->cap, mc->n + 1, sizeof(*mc->g)) < 0)
 		return -ENOMEM;
 	g = &mc->g[mc->n++];
 	*g = *tmpl;
-	g->mlid = mlid;
 	g->m = NULL;
 	g->n_m = g->cap_m = 0;
 	*out = g;

@@ -104,6 +104,12 @@ struct mcast_group *mcast_find_mlid(const struct mcast *mc, uint16_t mlid);
  * free MLID. -EEXIST if the MGID is taken, -ENOSPC if no MLID is free, -ENOMEM.
  */
 int mcast_create(struct mcast *mc, const struct mcast_group *tmpl, struct mcast_group **out);
+/*
+ * A new group from tmpl at its own MLID (tmpl->mlid: a new master keeps
+ * the old master's, sa_mirror_install). -EINVAL: not a multicast LID,
+ * -EEXIST: the MGID is taken, -EADDRINUSE: the MLID is, -ENOMEM.
+ */
+int mcast_create_at(struct mcast *mc, const struct mcast_group *tmpl, struct mcast_group **out);
 /* An MGID for the SA to assign (IBA 4.1.1, SA-assigned: ff1S:a01b:PKEY:...) not in use. */
 void mcast_new_mgid(struct mcast *mc, uint8_t scope, uint16_t pkey, uint8_t mgid[16]);
 /* Add join states to guid's membership (created if new). -ENOMEM. */

@@ -25,6 +25,11 @@
  *   sa_rec_inform.c InformInfo (subscribe, unsubscribe), InformInfoRecord; which
  *                   subscriptions a Notice matches
  *   sa_rec_service.c ServiceRecord: register, deregister, list services; leases
+ *   sa_mirror.h     the mirror a standby keeps of the master's SA (its own DOC)
+ *   sa_mirror.c     the master's MCMemberRecord, ServiceRecord, InformInfoRecord
+ *                   tables decoded
+ *   sa_mirror_fetch.c the client that asks for them (GetTable, SM_Key, retries)
+ *   sa_mirror_install.c the mirror made this SA's state on takeover; conflicts
  *
  * Data flows one way: loomd's request hook hands a MAD to sa_agent.c, which
  * builds a view of the last sweep (sa_src) and asks sa.c for the answer;

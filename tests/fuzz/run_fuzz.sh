@@ -21,6 +21,7 @@ declare -A sources=(
 	[guid2lid]="plan/lid.c plan/lid_file.c model/subnet.c lib/utf8.c lib/array.c lib/diag.c lib/itab.c lib/strpool.c"
 	[ctl]="loomd/ctl_proto.c lib/json.c"
 	[sa]="sa/sa.c sa/sa_req.c sa/sa_src.c sa/sa_rec_*.c mad/rate.c model/subnet.c fabric/prog_cache.c plan/qos.c config/units.c plan/mcast*.c lib/array.c lib/itab.c lib/strpool.c"
+	[sa_mirror]="sa/sa_mirror*.c sa/sa.c sa/sa_req.c sa/sa_src.c sa/sa_rec_*.c mad/rate.c model/subnet.c fabric/prog_cache.c plan/qos.c config/units.c plan/mcast*.c lib/array.c lib/itab.c lib/strpool.c"
 )
 # target name -> libraries it links besides the sanitizers (pkg-config names are not used
 # here: clang builds outside configure)

@@ -26,12 +26,15 @@ uint32_t sa_fix_port(const struct sa_fab *f, uint32_t node, unsigned num)
  * fabric's model, its PortInfo, and whatever of LFTs, routes, QoS classes
  * and services the fabric has. When the SA's inputs change, change this.
  */
+enum { SFX_SVC = 1, SFX_EV = 2 }; /* the stores an sa_src gets besides its groups */
+
 static void sfx_src(struct sa_fab *f, uint32_t sm_port, struct sa_sm sm, uint64_t now_ms,
-		    bool services)
+		    unsigned stores)
 {
 	f->src = (struct sa_src){ .sn = f->sn, .live = &f->live, .lfts = f->lfts,
 				  .routes = f->ro.n_sw ? &f->ro : NULL, .qos = f->qos,
-				  .svc = services ? &f->svc : NULL, .mcast = f->mc, .now_ms = now_ms,
+				  .svc = (stores & SFX_SVC) ? &f->svc : NULL, .mcast = f->mc,
+				  .ev = (stores & SFX_EV) ? &f->ev : NULL, .now_ms = now_ms,
 				  .sm_port = sm_port, .sm = sm };
 	assert_int_equal(sa_src_index(&f->src), 0);
 }
@@ -103,14 +106,14 @@ int sa_fix_services(void **state)
 
 	sfx_src(f, sa_fix_port(f, f->h1, 1),
 		(struct sa_sm){ .guid = 0x201, .sm_key = SFX_SM_KEY, .priority = 5, .state = 3 },
-		1000, true);
+		1000, SFX_SVC);
 	*state = f;
 	return 0;
 }
 
-int sa_fix_mcm(void **state)
+/* h1's and h2's links: 4x SDR, 2048-byte MTU, so that a group fits them. */
+static void sfx_mcm_links(struct sa_fab *f)
 {
-	struct sa_fab *f = sfx_star();
 	ib_port_info_t pi;
 
 	/* h1's and h2's links: 4x SDR, 2048-byte MTU, so that a group fits them. */
@@ -124,10 +127,30 @@ int sa_fix_mcm(void **state)
 		pi.link_speed = (uint8_t)(IB_LINK_SPEED_ACTIVE_2_5 << 4 | IB_LINK_SPEED_ACTIVE_2_5);
 		memcpy(f->live.port[p].raw, &pi, sizeof(pi));
 	}
+}
+
+int sa_fix_mcm(void **state)
+{
+	struct sa_fab *f = sfx_star();
+
+	sfx_mcm_links(f);
 	assert_int_equal(mcast_new(&f->mc), 0);
 	sfx_src(f, sa_fix_port(f, f->h1, 1),
 		(struct sa_sm){ .guid = 0x201, .sm_key = SFX_SM_KEY, .priority = 5, .state = 3 },
-		0, false);
+		0, 0);
+	*state = f;
+	return 0;
+}
+
+int sa_fix_mirror(void **state)
+{
+	struct sa_fab *f = sfx_star();
+
+	sfx_mcm_links(f);
+	assert_int_equal(mcast_new(&f->mc), 0);
+	sfx_src(f, sa_fix_port(f, f->h1, 1),
+		(struct sa_sm){ .guid = 0x201, .sm_key = SFX_SM_KEY, .priority = 5, .state = 3 },
+		1000, SFX_SVC | SFX_EV);
 	*state = f;
 	return 0;
 }
@@ -228,7 +251,7 @@ int sa_fix_path(void **state)
 	sfx_lft(f, f->sw2, l2);
 	sfx_routes(f);
 	assert_int_equal(config_defaults(&f->qos), 0);
-	sfx_src(f, sa_fix_port(f, f->h1, 1), (struct sa_sm){ 0 }, 0, false);
+	sfx_src(f, sa_fix_port(f, f->h1, 1), (struct sa_sm){ 0 }, 0, 0);
 	*state = f;
 	return 0;
 }
@@ -238,6 +261,7 @@ int sa_fix_teardown(void **state)
 	struct sa_fab *f = *state;
 
 	sa_services_free(&f->svc);
+	sa_events_free(&f->ev);
 	mcast_free(f->mc);
 	sa_src_free(&f->src);
 	disc_live_free(&f->live);

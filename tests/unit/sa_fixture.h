@@ -5,7 +5,7 @@
 /*
  * DOC: tests/unit/sa_fixture.c — what the SA tests share (sa_req_test,
  * sa_node_test, sa_src_test, sa_inform_test, sa_mcm_test, sa_service_test,
- * sa_path_test, sa_tables_test): two hand-built fabrics, the one place that
+ * sa_path_test, sa_tables_test, sa_mirror_test): two hand-built fabrics, the one place that
  * builds the sa_src they are asked through, partitions, and a request sent
  * through sa_answer as a client sends it.
  * Every helper fails the running cmocka test on an error instead of
@@ -31,7 +31,8 @@ struct sa_fab {
 	struct prog_cache *lfts;  /* the path fabric: LFTs as programmed; else NULL */
 	struct route_out ro;      /* the path fabric: the engine's SLs; else empty */
 	struct config *qos;       /* the path fabric: the default QoS classes; else NULL */
-	struct sa_services svc;   /* sa_fix_services only */
+	struct sa_services svc;   /* sa_fix_services, sa_fix_mirror only */
+	struct sa_events ev;      /* sa_fix_mirror only: subscriptions */
 	struct mcast *mc;         /* sa_fix_mcm only: the multicast groups; else NULL */
 	/* sa_fix_partitions' tables */
 	uint32_t off[64];
@@ -52,6 +53,8 @@ struct sa_fab {
  *  - sa_fix_mcm: the star, with the SM_Key SFX_SM_KEY, an empty set of
  *    multicast groups (f->mc), and h1's and h2's links 4x SDR (rate 3)
  *    with a 2048-byte MTU (code 4);
+ *  - sa_fix_mirror: sa_fix_mcm's star with every store an SA keeps:
+ *    groups, services and subscriptions (f->ev), the clock at 1000 ms;
  *  - sa_fix_path: sw1 (LID 1) and sw2 (LID 4) joined by port 3, h1 (LID 2)
  *    on sw1 port 1, h2 (LID 3) and h3 (LID 5) on sw2 ports 1 and 2; 4x DDR,
  *    NeighborMTU 2048 but 1024 on h3's link, h1's link SDR; LFTs as
@@ -62,6 +65,7 @@ struct sa_fab {
 int sa_fix_star(void **state);
 int sa_fix_services(void **state);
 int sa_fix_mcm(void **state);
+int sa_fix_mirror(void **state);
 int sa_fix_path(void **state);
 int sa_fix_teardown(void **state);
 

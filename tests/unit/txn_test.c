@@ -252,6 +252,44 @@ static void test_requests(void **state)
 	txn_free(x);
 }
 
+static bool on_response(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)
+{
+	unsigned *n = arg;
+
+	(void)from;
+	assert_int_equal(len, MAD_SIZE);
+	++*n;
+	return mad[1] == 0x03; /* takes SA answers only */
+}
+
+/* A response no transaction waits for goes to the response hook first. */
+static void test_response_hook(void **state)
+{
+	struct fake f;
+	struct txn *x = setup(&f, 4, 3);
+	uint8_t resp[MAD_SIZE];
+	unsigned seen = 0;
+
+	(void)state;
+	assert_int_equal(txn_submit(x, &node_info_req, on_done, &f), 0);
+	make_resp(f.sent[0], resp, 0);
+	txn_set_response_hook(x, on_response, &seen);
+	resp[15] ^= 0x80; /* a TID nobody sent: offered, refused, dropped */
+	txn_input(x, resp, MAD_SIZE, NULL);
+	assert_int_equal(seen, 1);
+	assert_int_equal(txn_stats(x)->dropped[TXN_DROP_UNEXPECTED], 1);
+	resp[1] = 0x03; /* an SA answer: taken, not dropped */
+	txn_input(x, resp, MAD_SIZE, NULL);
+	assert_int_equal(seen, 2);
+	assert_int_equal(txn_stats(x)->dropped[TXN_DROP_UNEXPECTED], 1);
+	resp[1] = 0x81;
+	resp[15] ^= 0x80; /* ours: completes the transaction, the hook never sees it */
+	txn_input(x, resp, MAD_SIZE, NULL);
+	assert_int_equal(seen, 2);
+	assert_int_equal(f.n_done, 1);
+	txn_free(x);
+}
+
 /* Per-node fairness: one node's backlog does not fill the whole window. */
 static void test_per_node(void **state)
 {
@@ -340,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_timeout_retry_late),
 		cmocka_unit_test(test_malformed_and_unexpected),
 		cmocka_unit_test(test_requests),
+		cmocka_unit_test(test_response_hook),
 		cmocka_unit_test(test_per_node),
 		cmocka_unit_test(test_bad_status),
 		cmocka_unit_test(test_smp_codec),
