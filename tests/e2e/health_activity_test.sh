@@ -85,6 +85,14 @@ tap_check "--progress: progress lines on stderr" grep -q '^loom health: ' "$tmp/
 tap_check "--progress: stdout is JSON alone" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/prog.out"
 health noprog --only sm,counters --json
 tap_is "without --progress (stderr not a terminal): nothing on stderr" "$(wc -c <"$tmp/noprog.err")" 0
+if command -v script >/dev/null; then
+	# A terminal (script's pty) for stdout and stderr: progress by default.
+	sim_run C --host "$host2" --out "$tmp/tty.out" script -qec \
+		"$LOOM health --only sm --activity-wait 1500" /dev/null
+	tap_check "stderr a terminal: progress without --progress" \
+		grep -q "^loom health: waiting to read the master's ActCount again" "$tmp/tty.out" ||
+		tap_diag "$(cat "$tmp/tty.out")"
+fi
 sim_signal C TERM
 wait "$rig_pid"
 tap_done
