@@ -322,6 +322,26 @@ static int read_sm_again(const struct health_args *a, struct txn *x, const struc
 	return health_read_sm_again(x, sn, live, sm, (uint32_t)(now_ms() - first_ms));
 }
 
+/* The counters group's reads; says what failed. */
+static int read_counters(const struct health_args *a, struct mad_umad *u, const struct subnet *sn,
+			 const struct disc_live *live, bool since,
+			 const struct health_progress *pg, struct health_pma_port **pma)
+{
+	/* Only a verdict wanted: switches summed first, as ibqueryerrors does. */
+	bool verdict_only = !a->json && !a->prom && !since && !a->reset;
+	struct health_pma_opts po = { .clear = a->reset, .data = a->json || a->prom || a->reset,
+				      .summary = verdict_only ? a->thresh : NULL, .pg = pg };
+	int r = health_read_pma(&mad_umad_ops, u, &a->o, sn, live, &po, pma);
+
+	if (r < 0) {
+		fprintf(stderr, "loom health: reading PortCounters failed: %s\n", strerror(-r));
+		return r;
+	}
+	if (a->reset)
+		say_cleared(sn, *pma);
+	return 0;
+}
+
 static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, struct txn *x,
 			   const struct subnet *expect, const struct health_since *since)
 {
@@ -362,23 +382,10 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 			goto out;
 		}
 	}
-	if (a->groups & (1u << HEALTH_COUNTERS)) {
-		/* Only a verdict wanted: switches summed first, as ibqueryerrors does. */
-		bool verdict_only = !a->json && !a->prom && !since && !a->reset;
-		struct health_pma_opts po = { .clear = a->reset,
-					      .data = a->json || a->prom || a->reset,
-					      .summary = verdict_only ? a->thresh : NULL,
-					      .pg = pgp };
-
-		r = health_read_pma(&mad_umad_ops, u, &a->o, sn, &live, &po, &pma);
-		if (r < 0) {
-			fprintf(stderr, "loom health: reading PortCounters failed: %s\n",
-				strerror(-r));
-			rc = EXIT_CANNOT;
-			goto out;
-		}
-		if (a->reset)
-			say_cleared(sn, pma);
+	if ((a->groups & (1u << HEALTH_COUNTERS)) &&
+	    read_counters(a, u, sn, &live, since != NULL, pgp, &pma) < 0) {
+		rc = EXIT_CANNOT;
+		goto out;
 	}
 	if (a->groups & (1u << HEALTH_ROUTES)) {
 		r = health_read_lft(x, sn, &live, pgp, &lft);
