@@ -39,6 +39,7 @@ void config_defaults_fill(struct config *c)
 	};
 	for (unsigned k = 0; k < _CONFIG_CLASS_MAX; k++)
 		qos_class_default(&c->qos[k], k == CONFIG_CLASS_SWITCH_PORT0 ? 1 : 8);
+	config_health_defaults(&c->health);
 }
 
 void config_partition_default(struct config_partition *pt)
@@ -123,12 +124,13 @@ static void parse_top(struct pctx *p, const struct ynode *root)
 		{ "sm", parse_sm },
 		{ "partitions", parse_partitions },
 		{ "qos", parse_qos },
+		{ "health", parse_health },
 	};
 
 	if (root && root->type != YNODE_MAP && !parse_is_null(p, root))
 		perr(p, root,
 		     "the file holds %s; a configuration is a mapping with the keys "
-		     "sm, partitions and qos",
+		     "sm, partitions, qos and health",
 		     root->type == YNODE_SEQ ? "a list" : "a scalar");
 	else if (root)
 		parse_map(p, root, f, ARRAY_SIZE(f), p->c);
@@ -315,7 +317,7 @@ bool config_equal(const struct config *a, const struct config *b)
 	for (unsigned k = 0; k < _CONFIG_CLASS_MAX; k++)
 		if (!config_qos_class_equal(&a->qos[k], &b->qos[k]))
 			return false;
-	return true;
+	return config_health_equal(&a->health, &b->health);
 }
 
 const struct config_partition *config_default_partition(const struct config *c)

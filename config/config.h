@@ -14,6 +14,7 @@
  *   parse_sm.c    the sm: section
  *   parse_part.c  the partitions: section
  *   parse_qos.c   the qos: section
+ *   parse_health.c the health: section (loom health's defaults), and its print
  *   names.c       the words for each enum below (engines, log levels, member
  *                 groups, port classes), shared by the parsers and validate.c
  *   units.c       words and units people read <-> IBA values (mtu, rate, time, GUID)
@@ -48,6 +49,7 @@
 #include <stdio.h>
 
 #include "lib/diag.h"
+#include "mad/pma.h"
 
 #define CONFIG_DEFAULT_PATH "/etc/loom/loom.yaml"
 #define CONFIG_DEFAULT_STATE_DIR "/var/lib/loom"
@@ -227,12 +229,24 @@ struct config_qos_class {
 	uint8_t vl_stall_count; /* 1-7 */
 };
 
+/* sm group: how long loom health waits between its two reads of the master's ActCount. */
+#define CONFIG_HEALTH_ACT_WAIT_US_MAX 600000000ull /* 10 min */
+
+/* loom health's settings (its command line and --threshold-file win over them). */
+struct config_health {
+	/* A counter over its threshold is reported (perfquery's names, mad/pma.h). */
+	uint32_t threshold[_PMA_COUNTER_MAX];
+	uint64_t act_wait_us; /* 0: ActCount read once, not judged */
+	bool strict;          /* warnings count as problems */
+};
+
 struct config {
 	char *file; /* where it was read from; NULL: the built-in defaults */
 	struct config_sm sm;
 	struct config_partition *part; /* the default partition (0x7fff) is always one */
 	uint32_t n_parts;
 	struct config_qos_class qos[_CONFIG_CLASS_MAX];
+	struct config_health health;
 };
 
 /*

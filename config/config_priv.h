@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "config/config.h"
 #include "lib/diag.h"
@@ -151,6 +152,11 @@ bool parse_guid(struct pctx *p, const struct ynode *v, uint64_t *guid);
 void parse_sm(struct pctx *p, const struct ynode *v, void *obj);
 void parse_partitions(struct pctx *p, const struct ynode *v, void *obj);
 void parse_qos(struct pctx *p, const struct ynode *v, void *obj);
+/* parse_health.c: the health: section, its defaults, comparing and printing it. */
+void parse_health(struct pctx *p, const struct ynode *v, void *obj);
+void config_health_defaults(struct config_health *h);
+bool config_health_equal(const struct config_health *a, const struct config_health *b);
+void config_health_print(const struct config_health *h, FILE *f);
 
 /* validate.c: checks across fields, then P_Keys and the default partition. */
 void validate(struct pctx *p);

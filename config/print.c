@@ -157,6 +157,7 @@ int config_print(const struct config *c, FILE *f)
 	fprintf(f, "qos:\n");
 	for (unsigned k = 0; k < _CONFIG_CLASS_MAX; k++)
 		print_qos_class(&c->qos[k], (enum config_port_class)k, f);
+	config_health_print(&c->health, f);
 	if (fflush(f) == EOF || ferror(f))
 		return errno ? -errno : -EIO;
 	return 0;

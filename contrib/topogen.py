@@ -6,10 +6,12 @@ Subcommands (each prints the file on stdout, or writes it to -o FILE):
             2-level folded Clos of K-port switches: L leaves (default K), each
             with H hosts (default K/2) and one uplink to each of S spines
             (default K/2); spine port l goes to leaf l. Needs H + S <= K, L <= K.
-  fattree3  -k K
+  fattree3  -k K [--pods P]
             full 3-level k-ary fat tree (K even): K pods of K/2 leaves and K/2
             aggregation switches, (K/2)^2 cores, K^3/4 hosts, 5K^2/4 switches.
             K=36: 11,664 hosts and 1,620 switches (well under a second).
+            --pods P (<= K) builds only P pods, the cores' other ports left
+            free: K=36 P=12 is 3,888 hosts and 756 switches.
   torus2d   -x X -y Y [--hosts-per-switch H]
   torus3d   -x X -y Y -z Z [--hosts-per-switch H]
             wraparound torus, H hosts per switch (default 1), switch radix
@@ -190,11 +192,13 @@ def fattree2(args, rng):
 def fattree3(args, rng):
     k = args.k
     need(k >= 2 and k % 2 == 0, "fattree3 needs an even k >= 2")
+    pods = k if args.pods is None else args.pods
+    need(1 <= pods <= k, "fattree3 needs 1 <= --pods <= k")
     half = k // 2
     fab = Fabric()
-    hosts = add_hosts(fab, k * half * half)
+    hosts = add_hosts(fab, pods * half * half)
     core = [fab.add("Switch", f"core{c + 1:04d}", k) for c in range(half * half)]
-    for pod in range(k):
+    for pod in range(pods):
         # Aggregation switch a of every pod: ports 1..k/2 down to the pod's
         # leaves, ports k/2+1..k up to cores a*k/2 .. a*k/2+k/2-1 (core port = pod).
         agg = [fab.add("Switch", f"p{pod + 1:02d}agg{a + 1:02d}", k) for a in range(half)]
@@ -670,6 +674,7 @@ def build_parser():
     s.add_argument("--spines", type=int, help="number of spines (default k/2)")
     s = gen("fattree3", "3-level k-ary fat tree")
     s.add_argument("-k", type=int, required=True, help="switch radix (even)")
+    s.add_argument("--pods", type=int, help="number of pods (default k)")
     for name, dims in (("torus2d", "xy"), ("torus3d", "xyz")):
         s = gen(name, f"{len(dims)}D torus with wraparound links")
         for d in dims:

@@ -516,6 +516,18 @@ static void disc_free(struct disc *d)
 	itab_free(&d->by_port_guid);
 }
 
+/* txn_run() until idle, telling rep->progress (if set) how far it got each second. */
+static int run_told(struct disc *d)
+{
+	int r;
+
+	if (!d->rep->progress)
+		return txn_run(d->x, -1);
+	while ((r = txn_run(d->x, 1000)) == -ETIMEDOUT)
+		d->rep->progress(d->rep->progress_arg, d->n);
+	return r;
+}
+
 int disc_run(struct txn *x, struct subnet **out, struct disc_live *live, struct disc_report *rep)
 {
 	struct disc d = { .x = x, .rep = rep };
@@ -525,7 +537,7 @@ int disc_run(struct txn *x, struct subnet **out, struct disc_live *live, struct 
 
 	/* IBA 14.2.2: the empty path (hop count 0) reaches the local node. */
 	disc_ask(&d, REQ_NODE_INFO, SUBNET_NONE, 0, path, 0);
-	r = d.err ? d.err : txn_run(x, -1);
+	r = d.err ? d.err : run_told(&d);
 	if (r == 0 && d.err)
 		r = d.err;
 	if (r == 0)

@@ -23,6 +23,9 @@ struct disc_report {
 	unsigned dups;         /* nodes or CA ports left out: their GUID belongs to one found
 				* first; the rest of the fabric is whole without them */
 	struct diag msgs;      /* start it with .limit = DISC_MAX_MSGS */
+	/* Set by the caller, may be NULL: told the nodes found so far, about once a second. */
+	void (*progress)(void *arg, uint32_t nodes);
+	void *progress_arg;
 };
 
 

@@ -85,6 +85,11 @@ struct health_sm_port {
 	bool asked;  /* the port says IsSM (CapabilityMask), so it was asked */
 	int status;  /* 0: smi holds the answer; else -errno of the read */
 	struct smp_sm_info smi;
+	/* A MASTER is read a second time, waited_ms later, to see its ActCount move. */
+	bool again;
+	int status2; /* 0: smi2 holds the second answer; else -errno */
+	uint32_t waited_ms;
+	struct smp_sm_info smi2;
 };
 
 /* A PortCounters read of one port (indexed like the model's ports). */
@@ -93,7 +98,21 @@ struct health_pma_port {
 	int status; /* 0: c holds the answer; else -errno of the read */
 	bool cleared;     /* --reset: a clear was sent after the read */
 	int clear_status; /* 0: cleared; else -errno of the clear */
+	int ci_status;    /* its PMA's ClassPortInfo: 0 read into ci; else -errno */
+	int sum_status;   /* the port that asked for its switch's sum: -errno if it failed */
+	struct pma_class_info ci;
+	bool ext_asked;   /* ci says PortCountersExtended: it was read too */
+	int ext_status;   /* 0: c's data (and maybe error) counters are 64-bit ones */
 	struct pma_counters c;
+};
+
+/*
+ * How far a long read has got, for the edge to show (the readers call it
+ * often; it decides when to print). what: "PortCounters", "SMInfo", ...
+ */
+struct health_progress {
+	void (*fn)(void *arg, const char *what, uint64_t done, uint64_t total);
+	void *arg;
 };
 
 /* The LFTs read back from the switches (health_lft.c). */

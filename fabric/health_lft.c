@@ -78,8 +78,25 @@ static int submit_switch(struct txn *x, const struct disc_live *live, struct hea
 	return 0;
 }
 
+/* txn_run() until idle, telling pg (if set) how many blocks have been answered, each second. */
+static int run_told(struct txn *x, const struct health_progress *pg, uint64_t total)
+{
+	uint64_t start = txn_stats(x)->completed + txn_stats(x)->failed + txn_stats(x)->timeouts;
+	int r;
+
+	if (!pg || !pg->fn)
+		return txn_run(x, -1);
+	while ((r = txn_run(x, 1000)) == -ETIMEDOUT) {
+		const struct txn_stats *st = txn_stats(x);
+
+		pg->fn(pg->arg, "LFT blocks", st->completed + st->failed + st->timeouts - start,
+		       total);
+	}
+	return r;
+}
+
 int health_read_lft(struct txn *x, const struct subnet *sn, const struct disc_live *live,
-		    struct health_lft *out)
+		    const struct health_progress *pg, struct health_lft *out)
 {
 	struct health_lft h = { 0 };
 	struct lft_req *reqs = NULL;
@@ -102,7 +119,7 @@ int health_read_lft(struct txn *x, const struct subnet *sn, const struct disc_li
 	for (uint32_t s = 0; s < h.ro.n_sw && r == 0; s++)
 		r = submit_switch(x, live, &h, reqs, nblocks, s);
 	if (r == 0)
-		r = txn_run(x, -1);
+		r = run_told(x, pg, (uint64_t)h.ro.n_sw * nblocks);
 	if (r < 0)
 		goto fail;
 	free(reqs);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What loom health reads after the sweep: SMInfo (IBA 14.2.5.13) of every
- * port whose CapabilityMask says IsSM, by directed route.
+ * port whose CapabilityMask says IsSM, by directed route; the master's a
+ * second time, for its ActCount.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +17,15 @@ static void on_sm_info(void *arg, int status, const uint8_t *resp, size_t len)
 	if (status == 0)
 		status = smp_decode_sm_info(resp, len, &s->smi);
 	s->status = status;
+}
+
+static void on_sm_info2(void *arg, int status, const uint8_t *resp, size_t len)
+{
+	struct health_sm_port *s = arg;
+
+	if (status == 0)
+		status = smp_decode_sm_info(resp, len, &s->smi2);
+	s->status2 = status;
 }
 
 /*
@@ -84,4 +94,27 @@ int health_read_sm(struct txn *x, const struct subnet *sn, const struct disc_liv
 	}
 	*out = sm;
 	return 0;
+}
+
+int health_read_sm_again(struct txn *x, const struct subnet *sn, const struct disc_live *live,
+			 struct health_sm_port *sm, uint32_t waited_ms)
+{
+	int r = 0;
+
+	for (uint32_t p = 0; p < sn->n_ports && r == 0; p++) {
+		struct smp_req q = { .method = SMP_GET, .attr_id = SMP_ATTR_SM_INFO };
+
+		if (!sm[p].asked || sm[p].status || sm[p].smi.state != SMP_SM_MASTER)
+			continue;
+		sm[p].again = true;
+		sm[p].waited_ms = waited_ms;
+		sm[p].status2 = path_to(sn, live, p, &q);
+		if (sm[p].status2 == 0) {
+			sm[p].status2 = -ETIMEDOUT;
+			r = txn_submit(x, &q, on_sm_info2, &sm[p]);
+		}
+	}
+	if (r == 0)
+		r = txn_run(x, -1);
+	return r;
 }

@@ -169,9 +169,7 @@ static int jcounters(struct jcur *c, struct health_since_port *sp)
 		}
 		if (jnumber(c, &v) < 0)
 			return -EINVAL;
-		if (v > pma_counter_max((enum pma_counter)i))
-			return jfail(c, "counters: a value over the counter's largest");
-		sp->c.v[i] = (uint32_t)v;
+		sp->c.v[i] = v; /* checked in jport(), once counter_bits is known */
 	} while (jeat(c, ','));
 	return jeat(c, '}') ? 0 : jfail(c, "counters: expected ',' or '}'");
 }
@@ -204,6 +202,11 @@ static int jport_member(struct jcur *c, const char *key, struct health_since_por
 	} else if (!strcmp(key, "counters")) {
 		*seen |= 4;
 		return jcounters(c, sp);
+	} else if (!strcmp(key, "counter_bits")) {
+		/* "64": the additional PortCountersExtended; else PortCounters' widths. */
+		if (jstring(c, buf, sizeof(buf)) < 0)
+			return -EINVAL;
+		sp->c.wide_errors = !strcmp(buf, "64");
 	} else {
 		return jskip(c, 3);
 	}
@@ -230,6 +233,10 @@ static int jport(struct jcur *c, struct health_since *s)
 	}
 	if ((seen & 3) != 3)
 		return jfail(c, "ports: a port without node_guid or port");
+	for (unsigned i = 0; !sp.c.wide_errors && i < _PMA_COUNTER_MAX; i++)
+		if (sp.c.v[i] > pma_counter_max((enum pma_counter)i))
+			return jfail(c, "counters: a value over the counter's largest in "
+					"PortCounters (and no \"counter_bits\": \"64\")");
 	if (!(seen & 4))
 		sp.up = false;
 	if (s->n == s->cap) {

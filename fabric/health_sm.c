@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sm group: one master SM (IBA 14.4), every LID unique and assigned
- * (IBA 4.1.3), every port told the master's LID (PortInfo:MasterSMLID).
+ * The sm group: one master SM (IBA 14.4) whose ActCount moves, every LID
+ * unique and assigned (IBA 4.1.3), every port told the master's LID
+ * (PortInfo:MasterSMLID).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -115,6 +116,36 @@ static void judge_others(const struct health_input *in, struct health_findings *
 	}
 }
 
+/*
+ * IBA 14.2.5.13, 14.4.1: a master's ActCount counts its management activity;
+ * a standby that sees it stop takes over. Read twice, it did not move: the
+ * master answers but does not work.
+ */
+static void judge_activity(const struct health_input *in, struct health_findings *fs,
+			   uint32_t master)
+{
+	const struct health_sm_port *s = &in->sm[master];
+	const struct subnet_port *sp = &in->sn->port[master];
+	char m[HEALTH_TEXT], d[2 * HEALTH_TEXT];
+
+	if (!s->again)
+		return;
+	if (s->status2 < 0) {
+		snprintf(m, sizeof(m), "no second SMInfo: %s", strerror(-s->status2));
+		health_add(fs, HEALTH_SM, HEALTH_WARNING, in->sn, sp->node, sp->num, "act count", m,
+			   "an SMInfo answer", "the first read answered MASTER");
+		return;
+	}
+	if (s->smi2.act_count != s->smi.act_count)
+		return;
+	snprintf(m, sizeof(m), "ActCount %" PRIu32 " unchanged after %" PRIu32 " ms",
+		 s->smi.act_count, s->waited_ms);
+	snprintf(d, sizeof(d), "SM GUID 0x%016" PRIx64 ": it answers SMInfo but does not "
+		 "sweep; a longer --activity-wait rules out an idle SM", s->smi.guid);
+	health_add(fs, HEALTH_SM, HEALTH_ERROR, in->sn, sp->node, sp->num, "act count", m,
+		   "ActCount moving (a working SM counts the SMPs it sends)", d);
+}
+
 static void judge_masters(const struct health_input *in, struct health_findings *fs,
 			  uint32_t *master_lid)
 {
@@ -141,6 +172,7 @@ static void judge_masters(const struct health_input *in, struct health_findings 
 	}
 	*master_lid = in->live->port[master].pi.lid;
 	judge_others(in, fs, master);
+	judge_activity(in, fs, master);
 }
 
 struct lid_range {

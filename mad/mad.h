@@ -14,7 +14,8 @@
  *   smp_agent.c   the SM's own side: SMInfo, Traps (Notices) and the answers to them
  *   smp_tables.c  P_KeyTable, SLtoVLMappingTable, VLArbitrationTable and MFT blocks:
  *                 codecs and the attribute modifiers that address them
- *   pma.c         PerfMgt codec (pma.h): PortCounters Get, its answer decoded (loom health)
+ *   pma.c         PerfMgt codec (pma.h): ClassPortInfo, PortCounters and
+ *                 PortCountersExtended Gets (and Sets that clear), answers decoded
  *   txn.c         transactions (txn.h): window of outstanding MADs, TIDs, timeouts,
  *                 retries, one drop path for replies nobody waits for
  *   rate.c        IBA rate codes in speed order (rate.h), for the SA's records

@@ -4,15 +4,16 @@
  * judges need, print their findings. Reads only; changes nothing.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/cleanup.h"
 #include "lib/json.h"
+#include "tools/health_opts.h"
 #include "tools/health_prom.h"
 #include "tools/loom.h"
 #include "mad/txn.h"
@@ -24,114 +25,6 @@
 #include "model/topo.h"
 
 enum { EXIT_HEALTHY, EXIT_PROBLEMS, EXIT_CANNOT };
-
-static void health_usage(FILE *f)
-{
-	fprintf(f, "usage: loom health [--only GROUPS] [--expect TOPOFILE] [--json] [--strict]\n"
-		   "                   [--threshold NAME=N]... [--threshold-file FILE]\n"
-		   "                   [--since FILE] [--prometheus FILE] [--ca NAME] [--port N]\n"
-		   "                   [--window N] [--timeout MS] [--retries N]\n\n"
-		   "Sweep the live fabric with directed-route SMPs, read every port's\n"
-		   "PortCounters, judge it and print a verdict, then one line per problem: node\n"
-		   "description, GUID, port, measured against expected.\n"
-		   "Reads only; changes nothing.\n\n"
-		   "  --only GROUPS    comma-separated groups to check (default: all):\n"
-		   "                   links  port states, trained width and speed, MTU and VLs\n"
-		   "                          of both ends of every link\n"
-		   "                   sm     one master SM, LIDs unique and set, MasterSMLID\n"
-		   "                   counters  PerfMgt error counters of every port that is up\n"
-		   "                          (PortCounters from its PMA) against thresholds\n"
-		   "                   routes every switch's LFT read back, judged as loom verify\n"
-		   "                          judges: unreachable pairs, loops, credit loops (one\n"
-		   "                          VL), LinearFDBTop below the highest LID in use\n"
-		   "                   drift  with --expect: nodes missing (error) or extra\n"
-		   "                          (warning), extra links (warning), cables moved\n"
-		   "                          to other ports (error)\n"
-		   "  --threshold NAME=N  report counter NAME (as perfquery names it) over N\n"
-		   "                   (defaults: infiniband-diags' suggested error_thresholds,\n"
-		   "                   10, 100 or 1000; 0: any non-zero value); repeatable\n"
-		   "  --threshold-file FILE  thresholds as ibqueryerrors reads them: Name=value\n"
-		   "                   lines, '#' comments (options apply in the order given)\n"
-		   "  --expect FILE    a topology file (ibnetdiscover or ibsim form): its links\n"
-		   "                   that the fabric does not have are reported (links group),\n"
-		   "                   and what else differs (drift group)\n"
-		   "  --json           every finding, machine-readable, on stdout (with the\n"
-		   "                   counters group: every port's raw counters too)\n"
-		   "  --strict         warnings count as problems (exit 1)\n"
-		   "  --since FILE     judge counters by how much they moved since an earlier\n"
-		   "                   --json run saved in FILE (errors per interval)\n"
-		   "  --reset          clear each port's PortCounters once they are read (off by\n"
-		   "                   default: reading changes nothing); the values judged and\n"
-		   "                   printed are those read before the clear\n"
-		   "  --prometheus FILE  also write the result for node_exporter's textfile\n"
-		   "                   collector (atomically): verdict, problems by group, and\n"
-		   "                   loom_port_up and every error counter of every port read\n"
-		   "  --ca NAME        the CA to send from (default: the first one)\n"
-		   "  --port N         its port (default: the first one)\n"
-		   "  --window N       SMPs in flight at once (default 16)\n"
-		   "  --timeout MS     per try (default 200)\n"
-		   "  --retries N      tries after the first (default 3)\n\n"
-		   "Exit status: 0 healthy (warnings alone too, unless --strict), 1 problems\n"
-		   "found, 2 could not check (no port, fabric unreadable, no master SM).\n");
-}
-
-static int parse_uint(const char *s, unsigned max, unsigned *out);
-
-struct health_args {
-	const char *ca, *expect, *prom, *since;
-	unsigned port, groups;
-	bool json, strict, reset;
-	struct txn_opts o;
-	uint32_t thresh[_PMA_COUNTER_MAX];
-};
-
-/* "PortXmitDiscards=5": one counter's threshold. */
-static int parse_threshold(const char *s, uint32_t t[_PMA_COUNTER_MAX])
-{
-	const char *eq = strchr(s, '=');
-	unsigned v;
-
-	if (!eq)
-		return -EINVAL;
-	for (unsigned c = 0; c < _PMA_COUNTER_MAX; c++) {
-		const char *name = pma_counter_name(c);
-
-		if (strlen(name) != (size_t)(eq - s) || strncmp(s, name, strlen(name)))
-			continue;
-		if (parse_uint(eq + 1, UINT32_MAX, &v) < 0)
-			return -EINVAL;
-		t[c] = v;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-static int parse_uint(const char *s, unsigned max, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v > max || s[0] == '-')
-		return -EINVAL;
-	*out = (unsigned)v;
-	return 0;
-}
-
-static int read_thresholds(const char *path, uint32_t t[_PMA_COUNTER_MAX])
-{
-	struct diag d = { .limit = 20 };
-	int r = health_thresholds_read_file(path, t, &d);
-
-	if (r < 0) {
-		diag_print(&d, stderr);
-		fprintf(stderr, "loom health: --threshold-file %s: not used; nothing was checked\n",
-			path);
-	}
-	diag_free(&d);
-	return r;
-}
 
 /* --reset: what was cleared, and every port where the clear did not take. */
 static void say_cleared(const struct subnet *sn, const struct health_pma_port *pma)
@@ -155,66 +48,6 @@ static void say_cleared(const struct subnet *sn, const struct health_pma_port *p
 	}
 	fprintf(stderr, "loom health: PortCounters cleared on %u port%s%s\n", ok, ok == 1 ? "" : "s",
 		bad ? " (see above for the others)" : "");
-}
-
-static int parse_args(int argc, char **argv, struct health_args *a)
-{
-	static const struct option opts[] = {
-		{ "ca", required_argument, NULL, 'c' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "only", required_argument, NULL, 'o' },
-		{ "expect", required_argument, NULL, 'e' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "strict", no_argument, NULL, 's' },
-		{ "threshold", required_argument, NULL, 'T' },
-		{ "threshold-file", required_argument, NULL, 'F' },
-		{ "prometheus", required_argument, NULL, 'P' },
-		{ "since", required_argument, NULL, 'S' },
-		{ "reset", no_argument, NULL, 'R' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "retries", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	int c, li = 0, r = 0;
-
-	while ((c = getopt_long(argc, argv, "h", opts, &li)) != -1) {
-		switch (c) {
-		case 'c': a->ca = optarg; break;
-		case 'p': r = parse_uint(optarg, 254, &a->port); break;
-		case 'o': r = health_groups_parse(optarg, &a->groups); break;
-		case 'e': a->expect = optarg; break;
-		case 'P': a->prom = optarg; break;
-		case 'S': a->since = optarg; break;
-		case 'R': a->reset = true; break;
-		case 'j': a->json = true; break;
-		case 's': a->strict = true; break;
-		case 'T': r = parse_threshold(optarg, a->thresh); break;
-		case 'F':
-			if (read_thresholds(optarg, a->thresh) < 0)
-				return -ENOENT;
-			break;
-		case 'w': r = parse_uint(optarg, 4096, &a->o.window); break;
-		case 't': r = parse_uint(optarg, 60000, &a->o.timeout_ms); break;
-		case 'r': r = parse_uint(optarg, 100, &a->o.retries); break;
-		case 'h':
-			health_usage(stdout);
-			return 0;
-		default:
-			return -EINVAL;
-		}
-		if (r < 0) {
-			fprintf(stderr, "loom health: --%s: bad value '%s'%s\n", opts[li].name,
-				optarg,
-				c == 'o' ? " (groups: links, sm, counters, routes, drift)" :
-				c == 'T' ? " (NAME=N, NAME as perfquery names a counter)" : "");
-			return -EINVAL;
-		}
-	}
-	if (optind != argc || !a->o.window || !a->o.timeout_ms)
-		return -EINVAL;
-	return 1;
 }
 
 static const char *node_desc(const struct subnet *sn, uint32_t n)
@@ -268,9 +101,18 @@ static void print_json_ports(const struct subnet *sn, const struct health_pma_po
 		printf("\"port\": %u, \"up\": %s, \"counters\": {", sn->port[p].num,
 		       pma[p].status ? "false" : "true");
 		for (unsigned c = 0; !pma[p].status && c < _PMA_COUNTER_MAX; c++)
-			printf("%s\"%s\": %" PRIu32, c ? ", " : "", pma_counter_name(c),
+			printf("%s\"%s\": %" PRIu64, c ? ", " : "", pma_counter_name(c),
 			       pma[p].c.v[c]);
-		printf("} }");
+		printf("}");
+		if (!pma[p].status) {
+			printf(", \"data\": {");
+			for (unsigned d = 0; d < _PMA_DATA_MAX; d++)
+				printf("%s\"%s\": %" PRIu64, d ? ", " : "", pma_data_name(d),
+				       pma[p].c.data[d]);
+			printf("}, \"data_bits\": %u, \"counter_bits\": \"%s\"",
+			       pma[p].c.wide_data ? 64 : 32, pma[p].c.wide_errors ? "64" : "PortCounters");
+		}
+		printf(" }");
 	}
 	printf("%s]", first ? "" : "\n  ");
 }
@@ -419,6 +261,87 @@ static int read_expect(const char *path, struct subnet **out)
 	return r;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* --progress: a line on stderr about once a second, never on stdout. */
+struct progress {
+	uint64_t start, last;
+};
+
+static void progress_say(void *arg, const char *what, uint64_t done, uint64_t total)
+{
+	struct progress *pr = arg;
+	uint64_t now = now_ms();
+
+	if (now - pr->last < 1000)
+		return;
+	pr->last = now;
+	if (total)
+		fprintf(stderr, "loom health: %s: %" PRIu64 " of %" PRIu64 " (%" PRIu64 "%%), %.1f s\n",
+			what, done, total, done * 100 / total, (double)(now - pr->start) / 1000);
+	else
+		fprintf(stderr, "loom health: %s: %" PRIu64 ", %.1f s\n", what, done,
+			(double)(now - pr->start) / 1000);
+}
+
+static void progress_sweep(void *arg, uint32_t nodes)
+{
+	((struct progress *)arg)->last = 0; /* the sweep calls once a second already */
+	progress_say(arg, "sweep: nodes found", nodes, 0);
+}
+
+/*
+ * The master's ActCount, a second time: act_wait_ms after the first read,
+ * which the reads in between (counters, LFTs) have used up in part.
+ */
+static int read_sm_again(const struct health_args *a, struct txn *x, const struct subnet *sn,
+			 const struct disc_live *live, struct health_sm_port *sm, uint64_t first_ms,
+			 struct progress *pr)
+{
+	uint64_t now = now_ms();
+
+	if (!a->act_wait_ms)
+		return 0;
+	if (now - first_ms < a->act_wait_ms) {
+		uint64_t rest = a->act_wait_ms - (now - first_ms);
+		struct timespec ts = { (time_t)(rest / 1000), (long)(rest % 1000) * 1000000 };
+
+		if (pr) {
+			pr->last = 0;
+			progress_say(pr, "waiting to read the master's ActCount again (ms)", rest, 0);
+		}
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
+	return health_read_sm_again(x, sn, live, sm, (uint32_t)(now_ms() - first_ms));
+}
+
+/* The counters group's reads; says what failed. */
+static int read_counters(const struct health_args *a, struct mad_umad *u, const struct subnet *sn,
+			 const struct disc_live *live, bool since,
+			 const struct health_progress *pg, struct health_pma_port **pma)
+{
+	/* Only a verdict wanted: switches summed first, as ibqueryerrors does. */
+	bool verdict_only = !a->json && !a->prom && !since && !a->reset;
+	struct health_pma_opts po = { .clear = a->reset, .data = a->json || a->prom || a->reset,
+				      .summary = verdict_only ? a->thresh : NULL, .pg = pg };
+	int r = health_read_pma(&mad_umad_ops, u, &a->o, sn, live, &po, pma);
+
+	if (r < 0) {
+		fprintf(stderr, "loom health: reading PortCounters failed: %s\n", strerror(-r));
+		return r;
+	}
+	if (a->reset)
+		say_cleared(sn, *pma);
+	return 0;
+}
+
 static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, struct txn *x,
 			   const struct subnet *expect, const struct health_since *since)
 {
@@ -431,8 +354,16 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 	struct disc_live live = { 0 };
 	struct health_lft lft = { 0 };
 	struct health_input in;
+	struct progress pr = { .start = now_ms(), .last = now_ms() };
+	struct health_progress pg = { progress_say, &pr };
+	const struct health_progress *pgp = a->progress ? &pg : NULL;
+	uint64_t sm_ms = 0;
 	int r, rc;
 
+	if (a->progress) {
+		rep.progress = progress_sweep;
+		rep.progress_arg = &pr;
+	}
 	r = disc_run(x, &sn, &live, &rep);
 	for (unsigned i = 0; i < rep.msgs.n; i++)
 		fprintf(stderr, "loom health: sweep: %s\n", rep.msgs.msg[i]);
@@ -444,27 +375,31 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 	}
 	if (a->groups & (1u << HEALTH_SM)) {
 		r = health_read_sm(x, sn, &live, &sm);
+		sm_ms = now_ms();
 		if (r < 0) {
 			fprintf(stderr, "loom health: reading SMInfo failed: %s\n", strerror(-r));
 			rc = EXIT_CANNOT;
 			goto out;
 		}
 	}
-	if (a->groups & (1u << HEALTH_COUNTERS)) {
-		r = health_read_pma(&mad_umad_ops, u, &a->o, sn, &live, a->reset, &pma);
+	if ((a->groups & (1u << HEALTH_COUNTERS)) &&
+	    read_counters(a, u, sn, &live, since != NULL, pgp, &pma) < 0) {
+		rc = EXIT_CANNOT;
+		goto out;
+	}
+	if (a->groups & (1u << HEALTH_ROUTES)) {
+		r = health_read_lft(x, sn, &live, pgp, &lft);
 		if (r < 0) {
-			fprintf(stderr, "loom health: reading PortCounters failed: %s\n",
-				strerror(-r));
+			fprintf(stderr, "loom health: reading the LFTs failed: %s\n", strerror(-r));
 			rc = EXIT_CANNOT;
 			goto out;
 		}
-		if (a->reset)
-			say_cleared(sn, pma);
 	}
-	if (a->groups & (1u << HEALTH_ROUTES)) {
-		r = health_read_lft(x, sn, &live, &lft);
+	if (sm) {
+		r = read_sm_again(a, x, sn, &live, sm, sm_ms, a->progress ? &pr : NULL);
 		if (r < 0) {
-			fprintf(stderr, "loom health: reading the LFTs failed: %s\n", strerror(-r));
+			fprintf(stderr, "loom health: reading SMInfo again failed: %s\n",
+				strerror(-r));
 			rc = EXIT_CANNOT;
 			goto out;
 		}
@@ -489,20 +424,16 @@ out:
 
 int cmd_health(int argc, char **argv)
 {
-	struct health_args a = { .o = TXN_OPTS_DEFAULT, .groups = HEALTH_ALL_GROUPS };
+	struct health_args a;
 	_cleanup_(mad_umad_closep) struct mad_umad *u = NULL;
 	_cleanup_(txn_freep) struct txn *x = NULL;
 	_cleanup_(subnet_freep) struct subnet *expect = NULL;
 	_cleanup_(health_since_free) struct health_since since = { 0 };
 	int r;
 
-	health_thresholds_default(a.thresh);
-	r = parse_args(argc, argv, &a);
-	if (r <= 0) {
-		if (r == -EINVAL)
-			health_usage(stderr);
+	r = health_opts_parse(argc, argv, &a);
+	if (r <= 0)
 		return r < 0 ? EXIT_CANNOT : EXIT_HEALTHY;
-	}
 	if (a.expect && read_expect(a.expect, &expect) < 0)
 		return EXIT_CANNOT;
 	if (a.since) {

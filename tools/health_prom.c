@@ -56,7 +56,19 @@ static void write_ports(FILE *f, const struct subnet *sn, const struct health_pm
 		for (unsigned c = 0; c < _PMA_COUNTER_MAX; c++) {
 			fprintf(f, "loom_port_counter{counter=\"%s\",", pma_counter_name(c));
 			port_labels(f, sn, p);
-			fprintf(f, "} %" PRIu32 "\n", pma[p].c.v[c]);
+			fprintf(f, "} %" PRIu64 "\n", pma[p].c.v[c]);
+		}
+	}
+	fputs("# HELP loom_port_data PerfMgt data counters (PortXmitData, PortRcvData: units of 4\n"
+	      "# octets), 64 bits from PortCountersExtended where the port has it, else 32.\n"
+	      "# TYPE loom_port_data counter\n", f);
+	for (uint32_t p = 0; p < sn->n_ports; p++) {
+		if (!pma[p].asked || pma[p].status)
+			continue;
+		for (unsigned d = 0; d < _PMA_DATA_MAX; d++) {
+			fprintf(f, "loom_port_data{counter=\"%s\",", pma_data_name(d));
+			port_labels(f, sn, p);
+			fprintf(f, "} %" PRIu64 "\n", pma[p].c.data[d]);
 		}
 	}
 }

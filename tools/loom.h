@@ -12,6 +12,7 @@
  *   cmd_verify.c    loom verify: judge dump_lfts tables (routing/check.c)
  *   cmd_route.c     loom route: the dry run, tables loomd would program
  *   cmd_health.c    loom health: sweep the live fabric, print what fabric/health_* judge
+ *   health_opts.c   loom health's options, thresholds and waits from loom.yaml (health_opts.h)
  *   health_prom.c   loom health --prometheus: node_exporter's textfile format (health_prom.h)
  *   cmd_status.c    loom status, sweep, reload: ask loomd over its control socket
  *   check_print.c   the route-quality report, text and JSON, for verify and route

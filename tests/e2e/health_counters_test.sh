@@ -72,6 +72,21 @@ check_counter spine001 3 PortXmitDiscards 100 101 "101, expected at most 100"
 check_counter h00005 1 PortRcvErrors 10 12 "12, expected at most 10"
 check_counter spine002 4 LocalLinkIntegrityErrors 10 15 "15 \\(saturated\\), expected at most 10"
 check_counter leaf002 6 PortXmitWait 1000 5000 "5000, expected at most 1000" warning 0
+# A switch read as one sum first (AllPortSelect): two ports at 6 sum to 12, over 10,
+# so its ports are read one by one, and neither is over.
+pset spine003 1 SymbolErrorCounter 6
+pset spine003 2 SymbolErrorCounter 6
+health sum --only counters
+tap_is "two ports of spine003 at 6 (a sum of 12): neither reported, exit 0" \
+	"$hrc $(grep -c SymbolErrorCounter "$tmp/sum.out")" "0 0" || tap_diag "$(cat "$tmp/sum.out")"
+pset spine003 2 SymbolErrorCounter 11
+health sum2 --only counters
+tap_check "... one at 11: that one reported, port 2" \
+	grep -qE '^error +counters +"spine003" 0x[0-9a-f]{16} port 2: SymbolErrorCounter: 11,' "$tmp/sum2.out"
+tap_is "... and not the other" "$(grep -c SymbolErrorCounter "$tmp/sum2.out")" 1
+pset spine003 1 SymbolErrorCounter 0
+pset spine003 2 SymbolErrorCounter 0
+
 pset leaf002 6 PortXmitWait 5000
 health wait.strict --only counters --strict
 tap_is "PortXmitWait alone: --strict exits 1" "$hrc" 1
@@ -140,12 +155,16 @@ tap_check "and FILE:LINE names it" grep -q "thrbad:2: unknown counter 'SymbolErr
 # ---- --since: what moved since an earlier --json run ------------------------------------
 health since0 --only counters --json
 health since1 --only counters --since "$tmp/since0.out"
-tap_is "--since: counters high in the first run that did not move: exit 0, no finding" \
-	"$hrc $(grep -cE '^(error|warning) ' "$tmp/since1.out")" "0 0" || tap_diag "$(cat "$tmp/since1.out")"
+tap_is "--since: counters high in the first run that did not move: exit 0, no finding but one" \
+	"$hrc $(grep -cE '^(error|warning) ' "$tmp/since1.out")" "0 1" || tap_diag "$(cat "$tmp/since1.out")"
+# ... spine002 port 4's LocalLinkIntegrityErrors at 15, its 4-bit top: what it counted is lost.
+tap_check "--since: the one is a counter saturated then and now, a warning" \
+	grep -qE '^warning +counters +"spine002" 0x[0-9a-f]{16} port 4: LocalLinkIntegrityErrors: saturated then and now \(15\)' \
+	"$tmp/since1.out"
 pset leaf003 2 SymbolErrorCounter 30
 health since2 --only counters --since "$tmp/since0.out"
-tap_is "--since: SymbolErrorCounter 11 -> 30: exit 1, one finding" \
-	"$hrc $(grep -cE '^(error|warning) ' "$tmp/since2.out")" "1 1"
+tap_is "--since: SymbolErrorCounter 11 -> 30: exit 1, one error" \
+	"$hrc $(grep -cE '^error ' "$tmp/since2.out")" "1 1"
 tap_check "--since: named with its delta: leaf003 port 2 up 19 since (11, now 30)" \
 	grep -qE '^error +counters +"leaf003" 0x[0-9a-f]{16} port 2: SymbolErrorCounter: up 19 since \(11, now 30\), expected at most 10' \
 	"$tmp/since2.out" || tap_diag "$(cat "$tmp/since2.out")"

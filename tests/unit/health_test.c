@@ -487,6 +487,15 @@ static void test_since(void **state)
 	/* FILE:LINE: the line the problem is on. */
 	assert_non_null(strstr(d.msg[3], "b:2: "));
 	diag_free(&d);
+	/* A port with the additional PortCountersExtended: 64-bit error counters. */
+	static const char wide[] = "{\"ports\": [{\"node_guid\": \"0x1\", \"port\": 1, \"up\": true, "
+				   "\"counters\": {\"LinkDownedCounter\": 70000}, "
+				   "\"counter_bits\": \"64\"}]}";
+	assert_int_equal(health_since_read_mem(wide, strlen(wide), "w", &s, &d), 0);
+	assert_true(s.port[0].c.wide_errors);
+	assert_int_equal(s.port[0].c.v[PMA_LINK_DOWNED], 70000);
+	health_since_free(&s);
+	diag_free(&d);
 }
 
 static void test_since_deltas(void **state)
