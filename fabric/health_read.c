@@ -108,7 +108,7 @@ int health_read_sm_again(struct txn *x, const struct subnet *sn, const struct di
 			continue;
 		sm[p].again = true;
 		sm[p].waited_ms = waited_ms;
-		sm[p].status2 = path_to(sn, live, p, &q);
+		sm[p].status2 = health_sm_path(sn, live, p, &q);
 		if (sm[p].status2 == 0) {
 			sm[p].status2 = -ETIMEDOUT;
 			r = txn_submit(x, &q, on_sm_info2, &sm[p]);
