@@ -42,11 +42,15 @@ struct vl_layer {
 	uint8_t *nogo;
 	/* A channel's place in a topological order of the channels, and the
 	 * searches' mark, side by side: a search reads both, a cache miss
-	 * each when apart. at[] is the order itself. */
+	 * each when apart. Places have gaps between them, so a reorder moves
+	 * only the channels one search found into the gap beside the other
+	 * end; next/prev ([n_ch + 1], n_ch the list's head) is the order
+	 * itself, to find that gap and to spread the places when one is full. */
 	struct vl_place {
-		uint32_t place, mark;
+		uint64_t place;
+		uint32_t mark, pad;
 	} *pos;
-	uint32_t *at;
+	uint32_t *next, *prev;
 	bool used;
 };
 
@@ -88,9 +92,11 @@ struct vl {
 	uint32_t *dn, *len, *cnt; /* [n_sw + 1] escape tree scratch */
 	uint8_t n_layers, esc; /* layers allowed; the escape layer is the last */
 	struct vl_layer layer[VL_LAYERS_MAX];
-	/* Incremental order scratch. */
-	uint32_t stamp, *stk, *fw, *bw;
-	uint64_t *keys;
+	/* Incremental order scratch: the channels each search found, its
+	 * stack of those still to step from, sort keys. */
+	uint32_t stamp, *fw, *bw, *sf, *sb;
+	struct vl_key *keys;
+	uint64_t gap; /* between places when spread out */
 	/* Dependency bits (and their layers) set for the tree under way. */
 	uint32_t *undo, *undo_b, n_undo; /* a -> b */
 	uint8_t *undo_l;
@@ -109,7 +115,7 @@ struct vl {
 	struct vl_tree tree[VL_BATCH + 128];
 	unsigned workers;
 	/* What why says. */
-	uint64_t escapes, pk_moves, detours;
+	uint64_t escapes, pk_moves, respreads, detours;
 };
 
 static inline uint32_t vl_head(const struct vl *m, uint32_t e)
