@@ -48,9 +48,8 @@
  * GUID: same model and options, same tables and SLs, whatever the node
  * order or the number of threads. Cost per LID: a BFS and a pass over the
  * links, O(switches + links), plus the dependency checks; those still
- * dominate on large tori (a successful check that goes backwards in the
- * order reorders the stretch between its ends), and placement is one
- * thread.
+ * dominate on large tori (a check that goes backwards in the order
+ * searches the smaller of its two cones), and placement is one thread.
  */
 #include <errno.h>
 #include <stdio.h>
