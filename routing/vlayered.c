@@ -44,7 +44,8 @@
  * links), a switch's hosts before its own LIDs; per batch of VL_BATCH LIDs
  * the BFSes run in parallel (lib/par.h), then one LID at a time the next
  * hops are weighed against the loads as they are, fitted to layers, and
- * their loads added. Ties go to the lowest port, the up/down order is by
+ * their loads added; the batch's columns of the LFTs and SLs are then
+ * written a switch's row at a time. Ties go to the lowest port, the up/down order is by
  * GUID: same model and options, same tables and SLs, whatever the node
  * order or the number of threads. Cost per LID: a BFS and a pass over the
  * links, O(switches + links), plus the dependency checks; those still
@@ -77,6 +78,8 @@ static void vl_free(struct vl *m)
 			free(m->tree[i].nx);
 			free(m->tree[i].dist);
 			free(m->tree[i].order);
+			free(m->tree[i].port);
+			free(m->tree[i].sl);
 		}
 }
 
@@ -177,7 +180,9 @@ static int alloc_work(struct vl *m, uint32_t slots)
 		t->nx = malloc(n * sizeof(*t->nx));
 		t->dist = malloc(n * sizeof(*t->dist));
 		t->order = malloc(n * sizeof(*t->order));
-		if (!t->nx || !t->dist || !t->order)
+		t->port = malloc(n);
+		t->sl = malloc(n);
+		if (!t->nx || !t->dist || !t->order || !t->port || !t->sl)
 			return -ENOMEM;
 	}
 	return 0;
@@ -244,38 +249,61 @@ static void add_load(struct vl *m, const struct vl_tree *t)
 	}
 }
 
-/*
- * The routes of tree t: link loads, the LID's column of the LFTs and SLs,
- * and those of the switch's own LIDs if they copy it (written here, in
- * the same pass over the rows, rather than read back from the columns).
- */
-static void commit(struct vl *m, const struct vl_tree *t)
+/* The routes of tree t: link loads, and its columns (written by write_rows). */
+static void commit(struct vl *m, struct vl_tree *t)
 {
 	struct route_stats *st = &m->out->stats;
-	const struct route_dest *own = NULL;
 	uint32_t n_own = 0;
 
-	if (m->own_of[t->dest] != VL_INF && t->lid == m->dests[t->dest].lid) {
-		own = &m->dests[m->own_of[t->dest]];
-		n_own = own->nlids;
-	}
+	if (m->own_of[t->dest] != VL_INF && t->lid == m->dests[t->dest].lid)
+		n_own = m->dests[m->own_of[t->dest]].nlids;
 	add_load(m, t);
-	for (uint32_t i = 0; i < t->n_reach; i++) {
+	t->port[t->dsw] = t->sw_port;
+	t->sl[t->dsw] = m->sl[t->dsw];
+	for (uint32_t i = 1; i < t->n_reach; i++) {
 		uint32_t s = t->order[i];
-		uint8_t *lft = route_lft(m->out, s), *sl = route_sl(m->out, s);
 
-		lft[t->lid] = s == t->dsw ? t->sw_port : m->adj_port[t->nx[s]];
-		sl[t->lid] = m->sl[s];
-		for (uint32_t k = 0; k < n_own; k++) {
-			lft[own->lid + k] = s == t->dsw ? own->sw_port : lft[t->lid];
-			sl[own->lid + k] = m->sl[s];
-		}
-		if (i)
-			m->used[t->nx[s]] = t->dest + 1; /* for the port's next LID */
+		t->port[s] = m->adj_port[t->nx[s]];
+		t->sl[s] = m->sl[s];
+		m->used[t->nx[s]] = t->dest + 1; /* for the port's next LID */
 	}
 	st->routes += (uint64_t)t->n_reach * (1 + n_own);
 	st->unreach += (uint64_t)(m->n_sw - t->n_reach) * (1 + n_own);
 	st->unreach_lids += (t->n_reach < m->n_sw) * (1 + n_own);
+}
+
+/*
+ * The batch's columns into the LFTs and SLs, one switch's row at a time
+ * (the LIDs of a batch lie close together, so a row is a cache line or
+ * two): each tree's LID, and those of the switch's own LIDs if they copy it.
+ */
+static void write_rows(struct vl *m, uint32_t n_slots)
+{
+	uint32_t k[VL_BATCH + 128], n = 0;
+
+	for (uint32_t i = 0; i < n_slots; i++)
+		if (m->copy_of[m->tree[i].dest] == VL_INF)
+			k[n++] = i;
+	for (uint32_t s = 0; s < m->n_sw; s++) {
+		uint8_t *lft = route_lft(m->out, s), *sl = route_sl(m->out, s);
+
+		for (uint32_t j = 0; j < n; j++) {
+			const struct vl_tree *t = &m->tree[k[j]];
+			const struct route_dest *own;
+
+			if (t->dist[s] == VL_INF)
+				continue;
+			lft[t->lid] = t->port[s];
+			sl[t->lid] = t->sl[s];
+			if (m->own_of[t->dest] == VL_INF || t->lid != m->dests[t->dest].lid)
+				continue;
+			own = &m->dests[m->own_of[t->dest]];
+			for (uint32_t i = 0; i < own->nlids; i++) {
+				lft[own->lid + i] = s == t->dsw ? own->sw_port : t->port[s];
+				sl[own->lid + i] = t->sl[s];
+			}
+		}
+	}
 }
 
 struct batch {
@@ -334,6 +362,7 @@ static void route_all(struct vl *m, const uint32_t *order, uint32_t n)
 			vl_tree_place(m, &m->tree[k]);
 			commit(m, &m->tree[k]);
 		}
+		write_rows(m, b.n_slots);
 		done += b.n_slots;
 		progress(m, done, total, &last);
 	}

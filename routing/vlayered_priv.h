@@ -62,6 +62,9 @@ struct vl_tree {
 	uint32_t *nx;            /* edge to the next hop (VL_INF at dsw and unreached) */
 	uint32_t *dist;          /* hops to dsw, VL_INF unreached */
 	uint32_t *order;         /* reached switches, parents before children */
+	/* The LID's column of the LFTs and of the SLs, kept until the batch is
+	 * written row by row (a column at a time was a cache miss per cell). */
+	uint8_t *port, *sl;
 };
 
 /* A dependency refused while the undo log held at entries (vlayered_cdg.c). */
