@@ -80,6 +80,8 @@ static void vl_free(struct vl *m)
 			free(m->tree[i].order);
 			free(m->tree[i].port);
 			free(m->tree[i].sl);
+			free(m->tree[i].near_at);
+			free(m->tree[i].near);
 		}
 }
 
@@ -182,7 +184,10 @@ static int alloc_work(struct vl *m, uint32_t slots)
 		t->order = malloc(n * sizeof(*t->order));
 		t->port = malloc(n);
 		t->sl = malloc(n);
-		if (!t->nx || !t->dist || !t->order || !t->port || !t->sl)
+		t->near_at = malloc(2 * n * sizeof(*t->near_at));
+		t->near = malloc(((size_t)m->n_ch + 1) * sizeof(*t->near));
+		if (!t->nx || !t->dist || !t->order || !t->port || !t->sl || !t->near_at ||
+		    !t->near)
 			return -ENOMEM;
 	}
 	return 0;

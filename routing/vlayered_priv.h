@@ -65,6 +65,10 @@ struct vl_tree {
 	/* The LID's column of the LFTs and of the SLs, kept until the batch is
 	 * written row by row (a column at a time was a cache miss per cell). */
 	uint8_t *port, *sl;
+	/* [2 * n_sw] s's edges one hop nearer, in port order (its shortest
+	 * next hops), are near[near_at[2s] .. near_at[2s + 1] - 1]: found in
+	 * the BFS, which runs in parallel, not again per switch in pass 2. */
+	uint32_t *near_at, *near;
 };
 
 /* A dependency refused while the undo log held at entries (vlayered_cdg.c). */
