@@ -27,6 +27,8 @@
  * link loads as they stood before the batch. A constant, so the tables do
  * not depend on the number of threads. */
 #define VL_BATCH 32
+/* Trees a batch may need: VL_BATCH, or one port's 2^LMC LIDs. */
+#define VL_SLOTS (VL_BATCH + 128)
 /* Dependency bits read at once in the searches (bits_at shifts by up to 7). */
 #define VL_WORD 56
 
@@ -118,8 +120,9 @@ struct vl {
 	uint32_t *settled, *wait; /* [n_sw] switches routed, and waiting, in turn */
 	uint64_t *w, *cost;
 	uint8_t *in_l, *sl;
-	/* Trees of the batch and per worker scratch. */
-	struct vl_tree tree[VL_BATCH + 128];
+	/* Trees of two batches: the one being placed, and the next one
+	 * being built (VL_SLOTS each, from tree[0] and tree[VL_SLOTS]). */
+	struct vl_tree tree[2 * VL_SLOTS];
 	unsigned workers;
 	/* What why says. */
 	uint64_t escapes, pk_moves, respreads, detours;
