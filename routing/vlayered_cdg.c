@@ -134,12 +134,12 @@ static int cmp_start(const void *a, const void *b, void *ctx)
  */
 static uint32_t dep_bit(const struct vl *m, uint32_t a, uint32_t b)
 {
-	return m->ch_off[a] + (b - m->adj_off[vl_head(m, a)]);
+	return m->dep_base[a] + b;
 }
 
 static uint32_t rdep_bit(const struct vl *m, uint32_t a, uint32_t b)
 {
-	return m->rch_off[b] + (m->rev[a] - m->adj_off[m->tail[b]]);
+	return m->rdep_base[b] + m->rev[a];
 }
 
 static void dep_set(struct vl *m, struct vl_layer *L, uint32_t a, uint32_t b)
@@ -176,6 +176,8 @@ int vl_cdg_init(struct vl *m)
 	_cleanup_free_ uint32_t *at = malloc(n * sizeof(*at));
 
 	m->rch_off = malloc(n * sizeof(*m->rch_off));
+	m->dep_base = malloc(n * sizeof(*m->dep_base));
+	m->rdep_base = malloc(n * sizeof(*m->rdep_base));
 	m->fw = malloc(n * sizeof(*m->fw));
 	m->bw = malloc(n * sizeof(*m->bw));
 	m->sf = malloc(n * sizeof(*m->sf));
@@ -184,7 +186,7 @@ int vl_cdg_init(struct vl *m)
 	m->undo = malloc(((size_t)m->n_sw + 1) * VL_LAYERS_MAX * sizeof(*m->undo));
 	m->undo_b = malloc(((size_t)m->n_sw + 1) * VL_LAYERS_MAX * sizeof(*m->undo_b));
 	m->undo_l = malloc(((size_t)m->n_sw + 1) * VL_LAYERS_MAX);
-	if (!at || !m->rch_off || !m->fw || !m->bw || !m->sf || !m->sb || !m->keys ||
+	if (!at || !m->rch_off || !m->dep_base || !m->rdep_base || !m->fw || !m->bw || !m->sf || !m->sb || !m->keys ||
 	    !m->undo || !m->undo_b || !m->undo_l)
 		return -ENOMEM;
 	/* As many bits as dep: every switch heads and tails deg channels. */
@@ -192,6 +194,10 @@ int vl_cdg_init(struct vl *m)
 	for (uint32_t e = 0; e < m->n_ch; e++)
 		m->rch_off[e + 1] = m->rch_off[e] + m->adj_off[m->tail[e] + 1] -
 				    m->adj_off[m->tail[e]];
+	for (uint32_t e = 0; e < m->n_ch; e++) {
+		m->dep_base[e] = m->ch_off[e] - m->adj_off[vl_head(m, e)];
+		m->rdep_base[e] = m->rch_off[e] - m->adj_off[m->tail[e]];
+	}
 	for (uint32_t e = 0; e < m->n_ch; e++)
 		at[e] = e;
 	qsort_r(at, m->n_ch, sizeof(*at), cmp_start, m);
@@ -233,6 +239,8 @@ void vl_cdg_free(struct vl *m)
 		free(m->layer[l].prev);
 	}
 	free(m->rch_off);
+	free(m->dep_base);
+	free(m->rdep_base);
 	free(m->fw);
 	free(m->bw);
 	free(m->sf);

@@ -94,6 +94,10 @@ struct vl {
 	uint8_t *adj_port;
 	uint32_t *ch_off; /* [n_ch + 1] first dependency bit of each channel */
 	uint32_t *rch_off; /* [n_ch + 1] the same in rdep */
+	/* [n_ch] the same less the first edge's number: the bit of a -> b is
+	 * dep_base[a] + b in dep, rdep_base[b] + rev[a] in rdep (mod 2^32),
+	 * one load where the checks made three. */
+	uint32_t *dep_base, *rdep_base;
 	uint32_t *hosts;  /* [sw] host ports linked to it */
 	uint64_t *load;   /* [n_ch] host routes over the channel so far */
 	/* The escape order: up/down over BFS ranks from one root per piece. */
