@@ -39,11 +39,6 @@
 #include "lib/cleanup.h"
 #include "vlayered_priv.h"
 
-static bool bit_get(const uint8_t *d, uint32_t b)
-{
-	return d[b / 8] & (1u << (b % 8));
-}
-
 static void bit_set(uint8_t *d, uint32_t b)
 {
 	d[b / 8] |= (uint8_t)(1u << (b % 8));
@@ -132,11 +127,6 @@ static int cmp_start(const void *a, const void *b, void *ctx)
  * edge of a's head), and bit rch_off[b] + i in rdep (rev[a] is the i-th
  * edge of b's tail), so both searches walk set bits only.
  */
-static uint32_t dep_bit(const struct vl *m, uint32_t a, uint32_t b)
-{
-	return m->dep_base[a] + b;
-}
-
 static uint32_t rdep_bit(const struct vl *m, uint32_t a, uint32_t b)
 {
 	return m->rdep_base[b] + m->rev[a];
@@ -144,7 +134,7 @@ static uint32_t rdep_bit(const struct vl *m, uint32_t a, uint32_t b)
 
 static void dep_set(struct vl *m, struct vl_layer *L, uint32_t a, uint32_t b)
 {
-	bit_set(L->dep, dep_bit(m, a, b));
+	bit_set(L->dep, vl_dep_bit(m, a, b));
 	bit_set(L->rdep, rdep_bit(m, a, b));
 }
 
@@ -405,11 +395,6 @@ static uint32_t new_stamp(struct vl *m)
 	return m->stamp;
 }
 
-bool vl_dep_refused(const struct vl *m, const struct vl_layer *L, uint32_t a, uint32_t b)
-{
-	return bit_get(L->nogo, dep_bit(m, a, b));
-}
-
 /*
  * A dependency refused once is refused again without a search (nogo):
  * checks that fail were most of the engine's time, and the same ones are
@@ -438,14 +423,10 @@ static void refuse(struct vl *m, struct vl_layer *L, uint32_t bit)
 	bit_set(L->nogo, bit);
 }
 
-bool vl_dep_add(struct vl *m, struct vl_layer *L, uint32_t a, uint32_t b)
+bool vl_dep_add_new(struct vl *m, struct vl_layer *L, uint32_t a, uint32_t b)
 {
-	uint32_t bit = dep_bit(m, a, b), nf = 0, nb;
+	uint32_t bit = vl_dep_bit(m, a, b), nf = 0, nb;
 
-	if (bit_get(L->dep, bit))
-		return true;
-	if (bit_get(L->nogo, bit))
-		return false;
 	if (L->pos[a].place > L->pos[b].place) {
 		/* Two marks, one per search (a wrap clears all marks first). */
 		uint32_t fw = new_stamp(m), bw = new_stamp(m);
@@ -475,7 +456,7 @@ void vl_dep_undo(struct vl *m, uint32_t n)
 		struct vl_layer *L = &m->layer[m->undo_l[--m->n_undo]];
 		uint32_t a = m->undo[m->n_undo], b = m->undo_b[m->n_undo];
 
-		bit_clear(L->dep, dep_bit(m, a, b));
+		bit_clear(L->dep, vl_dep_bit(m, a, b));
 		bit_clear(L->rdep, rdep_bit(m, a, b));
 	}
 	/* Refusals noted at a longer log are taken back with it (at only

@@ -150,12 +150,41 @@ void vl_escape_tree(struct vl *m, struct vl_tree *t);
 /* Layers: allocate, order, and fill the escape layer. -ENOMEM. */
 int vl_cdg_init(struct vl *m);
 void vl_cdg_free(struct vl *m);
-/* Add "channel a feeds channel b" to layer L; false if that closes a cycle. */
-bool vl_dep_add(struct vl *m, struct vl_layer *L, uint32_t a, uint32_t b);
+/* vl_dep_add()'s search, for a dependency neither in L nor refused there. */
+bool vl_dep_add_new(struct vl *m, struct vl_layer *L, uint32_t a, uint32_t b);
 /* The tree's dependencies stay: empty the undo log. */
 void vl_dep_keep(struct vl *m);
+
+static inline bool vl_bit_get(const uint8_t *d, uint32_t b)
+{
+	return d[b / 8] & (1u << (b % 8));
+}
+
+/* The bit of dependency a -> b in a layer's dep and nogo. */
+static inline uint32_t vl_dep_bit(const struct vl *m, uint32_t a, uint32_t b)
+{
+	return m->dep_base[a] + b;
+}
+
 /* Was a -> b refused in layer L before (vl_dep_add would say no at once)? */
-bool vl_dep_refused(const struct vl *m, const struct vl_layer *L, uint32_t a, uint32_t b);
+static inline bool vl_dep_refused(const struct vl *m, const struct vl_layer *L, uint32_t a,
+				  uint32_t b)
+{
+	return vl_bit_get(L->nogo, vl_dep_bit(m, a, b));
+}
+
+/* Add "channel a feeds channel b" to layer L; false if that closes a cycle.
+ * Inline for the common answers (already there, refused before). */
+static inline bool vl_dep_add(struct vl *m, struct vl_layer *L, uint32_t a, uint32_t b)
+{
+	uint32_t bit = vl_dep_bit(m, a, b);
+
+	if (vl_bit_get(L->dep, bit))
+		return true;
+	if (vl_bit_get(L->nogo, bit))
+		return false;
+	return vl_dep_add_new(m, L, a, b);
+}
 /* Take back the dependencies set since the undo log held n entries. */
 void vl_dep_undo(struct vl *m, uint32_t n);
 
