@@ -106,6 +106,9 @@ struct config_root {
 #define CONFIG_MAD_WINDOW_MAX 256             /* SMPs in flight */
 #define CONFIG_MAD_TIMEOUT_US_MAX 10000000ull /* 10 s a try */
 #define CONFIG_MAD_RETRIES_MAX 20
+#define CONFIG_POLL_US_MIN 100000ull      /* sm.poll-interval: 100ms-1h */
+#define CONFIG_POLL_US_MAX 3600000000ull
+#define CONFIG_POLL_MISSES_MAX 100
 
 #define CONFIG_ENGINES_MAX 8
 /* sm.flap-damping.flaps: loomd keeps one more change time a link than this. */
@@ -150,6 +153,15 @@ struct config_sm {
 	uint16_t m_key_lease_s; /* PortInfo:M_KeyLeasePeriod, seconds; 0: never expires */
 	uint8_t m_key_protect; /* PortInfo:M_KeyProtectBits 0-3 */
 	uint64_t sm_key;
+	/*
+	 * HA (IBA 14.4): a standby asks the master's SMInfo every poll_us and
+	 * takes over after poll_misses polls unanswered (or answered with an
+	 * ActCount that did not move). sticky: a master that took over keeps
+	 * the role when a higher-priority SM comes back.
+	 */
+	uint64_t poll_us;
+	uint8_t poll_misses;
+	bool sticky;
 	enum config_log_level log_level;
 };
 

@@ -324,6 +324,24 @@ static void s_m_key_protect(struct pctx *p, const struct ynode *v, void *obj)
 		sm_of(obj)->m_key_protect = (uint8_t)x;
 }
 
+static void s_poll(struct pctx *p, const struct ynode *v, void *obj)
+{
+	parse_duration(p, v, CONFIG_POLL_US_MIN, CONFIG_POLL_US_MAX, false, &sm_of(obj)->poll_us);
+}
+
+static void s_poll_misses(struct pctx *p, const struct ynode *v, void *obj)
+{
+	uint64_t x;
+
+	if (parse_uint(p, v, 1, CONFIG_POLL_MISSES_MAX, &x))
+		sm_of(obj)->poll_misses = (uint8_t)x;
+}
+
+static void s_sticky(struct pctx *p, const struct ynode *v, void *obj)
+{
+	parse_bool(p, v, &sm_of(obj)->sticky);
+}
+
 static void s_log_level(struct pctx *p, const struct ynode *v, void *obj)
 {
 	unsigned l;
@@ -347,6 +365,9 @@ void parse_sm(struct pctx *p, const struct ynode *v, void *obj)
 		{ "m-key-lease", s_m_key_lease },
 		{ "m-key-protect", s_m_key_protect },
 		{ "sm-key", s_sm_key },
+		{ "poll-interval", s_poll },
+		{ "poll-misses", s_poll_misses },
+		{ "sticky", s_sticky },
 		{ "log-level", s_log_level },
 	};
 

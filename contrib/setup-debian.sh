@@ -11,6 +11,9 @@ pkgs="build-essential autoconf automake pkg-config python3
 	ibsim-utils infiniband-diags"
 # Tests: OpenSM (the reference SM and osmtest) and clang with libFuzzer.
 test_pkgs="opensm clang libclang-rt-14-dev valgrind"
+# The Debian package's test builds the .debs (dpkg-buildpackage, from build-essential's
+# dpkg-dev, with debhelper) and runs lintian on them.
+test_pkgs="$test_pkgs debhelper lintian"
 # loom-verbs (verbs/) builds against libibverbs. Its test boots Debian's kernel in qemu
 # with soft-RoCE (tests/vm/rxe-vm.sh): the rxe provider, busybox for the initramfs, kmod
 # to order the modules, iproute2's rdma to create rxe0.

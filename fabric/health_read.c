@@ -24,7 +24,7 @@ static void on_sm_info(void *arg, int status, const uint8_t *resp, size_t len)
  * path to a switch reaches), else the peer's path plus the peer's port. The
  * local node's port the transport is bound to is the empty path.
  */
-static int path_to(const struct subnet *sn, const struct disc_live *live, uint32_t p,
+int health_sm_path(const struct subnet *sn, const struct disc_live *live, uint32_t p,
 		   struct smp_req *r)
 {
 	const struct subnet_port *sp = &sn->port[p];
@@ -70,7 +70,7 @@ int health_read_sm(struct txn *x, const struct subnet *sn, const struct disc_liv
 		if (subnet_is_switch(sn, sn->port[p].node) && sn->port[p].num)
 			continue;
 		sm[p].asked = true;
-		sm[p].status = path_to(sn, live, p, &q);
+		sm[p].status = health_sm_path(sn, live, p, &q);
 		if (sm[p].status == 0) {
 			sm[p].status = -ETIMEDOUT; /* until an answer says otherwise */
 			r = txn_submit(x, &q, on_sm_info, &sm[p]);

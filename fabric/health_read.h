@@ -16,6 +16,14 @@ int health_read_sm(struct txn *x, const struct subnet *sn, const struct disc_liv
 		   struct health_sm_port **out);
 
 /*
+ * The directed route of an SMP to port p of a sweep (sn, live), as
+ * health_read_sm asks it (an SM on a switch: its port 0): r->hops and
+ * r->path. -ENOLINK when no route enters there, -E2BIG past 63 hops.
+ */
+int health_sm_path(const struct subnet *sn, const struct disc_live *live, uint32_t p,
+		   struct smp_req *r);
+
+/*
  * Read PortCounters from the PMA of every port that is up and has a LID (a
  * switch port: its switch's), through a transport opened with
  * MAD_UMAD_PERF, o->window Gets in flight, each tried 1 + o->retries times

@@ -6,6 +6,8 @@
 
 /* IBA 13.4.7: MAD status "unsupported method/attribute combination". */
 #define MAD_STATUS_UNSUP_METHOD_ATTR 0x000c
+/* IBA 13.4.7: "invalid value in an attribute or modifier field" (code 7). */
+#define MAD_STATUS_INVALID_VALUE 0x001c
 
 void agent_init(struct agent *a, struct txn *x, uint64_t guid, uint8_t priority)
 {
@@ -39,15 +41,22 @@ static void sm_info(struct agent *a, const uint8_t *mad, size_t len, const struc
 		.state = a->state,
 	};
 	uint8_t data[SMP_DATA_SIZE];
+	struct smp_sm_info sender;
+	struct smp_hdr h;
+	uint16_t status = 0;
 
-	a->sminfo_gets++;
-	/*
-	 * A Set is how another SM asks for a handover (IBA 14.4.1); a master
-	 * that does not hand over answers with its own SMInfo unchanged.
-	 * Handover arrives with the standby/failover work.
-	 */
+	/* The answer shows the state the request found us in (as OpenSM's does). */
 	smp_encode_sm_info(&si, data);
-	answer(a, mad, len, 0, data, from);
+	if (smp_peek(mad, len, &h) == 0 && h.method == SMP_SET) {
+		/* A control packet (IBA 14.4.1): the state machine says whether it is legal. */
+		a->sminfo_sets++;
+		if (smp_decode_sm_info(mad, len, &sender) < 0 || !a->on_set ||
+		    (a->on_set(a->on_set_arg, h.attr_mod, &sender) & SMA_REFUSE))
+			status = MAD_STATUS_INVALID_VALUE;
+	} else {
+		a->sminfo_gets++;
+	}
+	answer(a, mad, len, status, data, from);
 }
 
 void agent_request(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)
@@ -62,6 +71,9 @@ void agent_request(void *arg, const uint8_t *mad, size_t len, const struct mad_a
 		a->traps++;
 		if (smp_decode_notice(mad, len, &n) == 0 && n.generic && n.trap_num == 128) {
 			a->trap128++;
+			a->resweep = true;
+		} else if (smp_decode_notice(mad, len, &n) == 0 && n.generic && n.trap_num == 144) {
+			/* A port's CapabilityMask changed, e.g. an SM started there (IsSM). */
 			a->resweep = true;
 		}
 		answer(a, mad, len, 0, NULL, from);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "loomd/smstate.h"
 #include "mad/txn.h"
 
 /*
@@ -20,7 +21,14 @@ struct agent {
 	uint8_t priority;
 	uint8_t state;   /* enum smp_sm_state */
 	bool resweep;    /* a trap said the topology changed; the loop clears it */
-	uint64_t traps, trap128, sminfo_gets, refused;
+	/*
+	 * An SMInfo Set (a control packet from another SM): its AttributeModifier
+	 * and the sender's SMInfo; returns enum sm_action bits (SMA_REFUSE: the
+	 * answer carries an error status). Called before the answer is sent.
+	 */
+	unsigned (*on_set)(void *arg, uint32_t ctrl, const struct smp_sm_info *sender);
+	void *on_set_arg;
+	uint64_t traps, trap128, sminfo_gets, sminfo_sets, refused;
 };
 
 void agent_init(struct agent *a, struct txn *x, uint64_t guid, uint8_t priority);

@@ -16,6 +16,8 @@
 #include "config/config.h"
 #include "loomd/agent.h"
 #include "loomd/ctl.h"
+#include "loomd/ha_mirror.h"
+#include "loomd/ha.h"
 #include "loomd/loomd.h"
 #include "loomd/sweep.h"
 #include "mad/txn.h"
@@ -27,6 +29,9 @@ struct loomd {
 	struct mad_umad *u;
 	struct txn *x;
 	struct agent agent;
+	struct ha ha;  /* the SM state machine and its MADs */
+	bool ha_on;    /* the daemon elects (not --once) */
+	struct ha_mirror mirror; /* standby: the master's SA state, installed on takeover */
 	struct sweeper sw;
 	struct sa sa;
 	bool sa_on; /* the SA agent is registered on the port */

@@ -34,6 +34,9 @@
 #include "loomd/agent.h"
 #include "loomd/ctl.h"
 #include "loomd/daemon.h"
+#include "loomd/ha.h"
+#include "loomd/smstate.h"
+#include "loomd/ha_mirror.h"
 #include "loomd/loomd.h"
 #include "loomd/sweep.h"
 
@@ -115,8 +118,8 @@ static int heavy(struct loomd *d, struct sweep_stats *st)
 		log_err("sweep failed: %s; the local port may be down", strerror(-r));
 		return r;
 	}
-	if (st->up)
-		d->agent.state = SMP_SM_MASTER;
+	if (st->up && !d->ha_on)
+		d->agent.state = SMP_SM_MASTER; /* --once: no election */
 	for (unsigned i = 0; i < d->sw.events.n; i++)
 		log_info("event: %s", d->sw.events.msg[i]);
 	if (d->sw.events.dropped)
@@ -168,6 +171,165 @@ static void on_mcast_changed(void *arg)
 	sd_event_source_set_time(d->sweep_timer, now);
 }
 
+/* The loop's clock in ms (the SA's and the mirror's); before the loop exists, 0. */
+static uint64_t mono_ms(const struct loomd *d)
+{
+	uint64_t now = 0;
+
+	if (d->ev)
+		sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
+	return now / 1000;
+}
+
+static bool on_response(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)
+{
+	(void)from;
+	struct loomd *d = arg;
+
+	return ha_mirror_input(&d->mirror, mad, len, mono_ms(d));
+}
+
+/*
+ * The SA mirror's place: called once when loomd becomes master in place of
+ * another SM (a takeover after the master failed, or a HANDOVER), before
+ * its first sweep as master. The SA state mirrored while standby
+ * (multicast groups, services, subscriptions) is installed here.
+ */
+static void ha_took_over(struct loomd *d)
+{
+	struct ha_mirror *hm = &d->mirror;
+	struct sa_mirror_stats st = { 0 };
+	const struct subnet *sn = d->ha.sn ? d->ha.sn : d->sw.sn;
+	uint64_t now = mono_ms(d);
+	int r;
+
+	ha_mirror_cancel(hm);
+	if (!hm->have) {
+		log_info("SM: master in place of SM 0x%016" PRIx64 "; no mirror of its SA state "
+			 "(no fetch completed while standby): groups, services and subscriptions "
+			 "start empty", d->ha.sm.peer.guid);
+		return;
+	}
+	r = sa_mirror_install(&hm->m, d->sw.mcast, &d->sa.svc, &d->sa.ev, sn, now, &st);
+	log_info("SM: master in place of SM 0x%016" PRIx64 "; installed its SA state as mirrored "
+		 "%" PRIu64 " ms ago: %" PRIu32 " groups (%" PRIu32 " new, %" PRIu32 " merged, %"
+		 PRIu32 " moved, %" PRIu32 " refused), %" PRIu32 " members, %" PRIu32 " services, %"
+		 PRIu32 " subscriptions (%" PRIu32 " of ports not in the fabric)%s%s",
+		 d->ha.sm.peer.guid, now - hm->when_ms, hm->m.n_g, st.groups_new,
+		 st.groups_merged, st.groups_moved, st.groups_refused, st.members, st.services,
+		 st.subs, st.subs_unknown, r < 0 ? "; stopped early: " : "",
+		 r < 0 ? strerror(-r) : "");
+	sa_mirror_free(&hm->m);
+	hm->have = false;
+}
+
+static void ha_sync(struct loomd *d)
+{
+	d->agent.state = d->ha.sm.state;
+	/* `loom status` says why this SM does not bring the subnet up. */
+	if (d->ha.sm.state != SMP_SM_MASTER && !d->sw.up)
+		snprintf(d->why_not, sizeof(d->why_not), "this SM is %s (%.120s)",
+			 smstate_name(d->ha.sm.state), d->ha.sm.why);
+	if (d->ha.sm.guid && d->ha.sm.state != SMP_SM_MASTER)
+		d->agent.guid = d->ha.sm.guid;
+	else if (d->agent.guid)
+		d->ha.sm.guid = d->agent.guid;
+}
+
+static void timer_at(struct loomd *d, uint64_t usec)
+{
+	uint64_t next;
+
+	if (sd_event_source_get_time(d->sweep_timer, &next) < 0 || usec < next ||
+	    sd_event_source_get_enabled(d->sweep_timer, NULL) <= 0)
+		sd_event_source_set_time(d->sweep_timer, usec);
+}
+
+/* What the state machine asked for (enum sm_action), done. */
+static void ha_do(struct loomd *d, unsigned act)
+{
+	struct ha *h = &d->ha;
+	uint64_t now = 0;
+
+	if (d->ev)
+		sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
+	if (act & SMA_SEND_ACK)
+		(void)ha_send_ctrl(h, d->sw.sn, &d->sw.live, SM_CTRL_ACKNOWLEDGE);
+	if (act & SMA_TAKEOVER)
+		ha_took_over(d);
+	if (act & SMA_SWEEP)
+		d->agent.resweep = true;
+	if (act & SMA_STOP)
+		log_info("SM: no longer master: no sweeps and no SA answers until this SM is "
+			 "master again");
+	if (act & SMA_SEND_HANDOVER) {
+		int r = ha_send_ctrl(h, d->sw.sn, &d->sw.live, SM_CTRL_HANDOVER);
+
+		h->ack_due_us = now + h->poll_us;
+		ha_sync(d);
+		ha_do(d, smstate_input(&h->sm, &(struct sm_ev){ .in = SMI_HANDOVER_ANSWERED,
+								.status = r }));
+		if (h->sm.handing_over && d->sweep_timer)
+			timer_at(d, h->ack_due_us);
+	}
+	ha_sync(d);
+	if ((act & (SMA_SWEEP | SMA_DISCOVER | SMA_POLL)) && d->sweep_timer)
+		timer_at(d, now);
+}
+
+/* An SMInfo Set reached the agent: the state machine decides; the loop acts. */
+static unsigned on_sm_set(void *arg, uint32_t ctrl, const struct smp_sm_info *sender)
+{
+	struct loomd *d = arg;
+	unsigned act = ha_set_received(&d->ha, ctrl, sender);
+	uint64_t now;
+
+	d->ha.pending |= act & ~SMA_REFUSE;
+	ha_sync(d);
+	if (d->ev && d->sweep_timer && sd_event_now(d->ev, CLOCK_MONOTONIC, &now) >= 0)
+		timer_at(d, now);
+	return act;
+}
+
+/*
+ * HA's part of a timer turn, before any sweep: a standby polls, a
+ * discovering SM elects. true when the turn is done (not master: no sweep).
+ */
+static bool ha_turn(struct loomd *d, uint64_t usec)
+{
+	struct ha *h = &d->ha;
+	unsigned act = h->pending;
+
+	h->pending = 0;
+	ha_do(d, act);
+	if (h->sm.state == SMP_SM_MASTER && h->sm.handing_over && usec >= h->ack_due_us)
+		ha_do(d, smstate_input(&h->sm, &(struct sm_ev){ .in = SMI_HANDOVER_TIMEOUT }));
+	if (h->sm.state == SMP_SM_MASTER)
+		return false;
+	d->agent.resweep = false; /* traps are the master's business */
+	if (h->sm.state == SMP_SM_STANDBY) {
+		uint64_t missed = h->poll_missed;
+
+		ha_do(d, ha_poll(h));
+		/* The master answered: refresh the mirror of its SA state. */
+		if (h->sm.state == SMP_SM_STANDBY && h->poll_missed == missed)
+			ha_mirror_start(&d->mirror, &mad_umad_ops, d->u, h->sn, h->sm.peer.guid,
+					h->sm.sm_key, usec / 1000, 0);
+	}
+	/* Starting, or the master just failed: elect now, not a poll interval later. */
+	if (h->sm.state == SMP_SM_DISCOVERING) {
+		ha_do(d, ha_discover(h));
+		/* Elected: the heavy sweep starts from this discovery, not a second one. */
+		if (h->sm.state == SMP_SM_MASTER && !d->sw.pre_sn)
+			(void)ha_take_model(h, &d->sw.pre_sn, &d->sw.pre_live, &d->sw.pre_smps,
+					    &d->sw.pre_ms);
+	}
+	if (h->sm.state == SMP_SM_MASTER)
+		return false; /* elected: the heavy sweep, now */
+	sd_event_source_set_time(d->sweep_timer, usec + h->poll_us);
+	return true;
+}
+
 static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 {
 	struct loomd *d = arg;
@@ -176,6 +338,11 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 	char line[384] = "";
 	int r = 0;
 
+	if (d->ha_on && ha_turn(d, usec)) {
+		if (asked)
+			ctl_answer(d->ctl, -EAGAIN, "not master: this SM does not sweep");
+		return 0;
+	}
 	/* Early for multicast only: program MFTs, keep the sweep where it was due. */
 	if (d->sw.mcast->dirty && d->sw.up && !d->agent.resweep && !asked && usec < d->next_sweep) {
 		mcast_pass(d);
@@ -200,6 +367,9 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 	}
 	if (r < 0 || changed || !d->sw.up || d->agent.resweep)
 		r = heavy(d, &st);
+	/* IBA 14.4: a master looks at the other SMs; a higher one gets a HANDOVER. */
+	if (d->ha_on && r == 0)
+		ha_do(d, ha_look(&d->ha, d->sw.sn, &d->sw.live));
 	if (asked) {
 		if (r == 0)
 			sweep_line(d, &st, line, sizeof(line));
@@ -214,6 +384,10 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 	notify_status(d);
 	d->next_sweep = usec + (uint64_t)d->o.sweep_ms * 1000;
 	sd_event_source_set_time(s, sweep_next_us(&d->sw, usec, d->next_sweep));
+	if (d->ha_on && d->ha.sm.state != SMP_SM_MASTER)
+		sd_event_source_set_time(s, usec); /* handed over: stand by from now */
+	else if (d->ha_on && d->ha.sm.handing_over)
+		timer_at(d, d->ha.ack_due_us);
 	return 0;
 }
 
@@ -226,6 +400,8 @@ static void umad_input(struct loomd *d)
 	if (r < 0)
 		log_warn("reading from %s port %u: %s", mad_umad_ca(d->u), mad_umad_port(d->u),
 			 strerror(-r));
+	if (d->ha_on && d->ha.sm.state != SMP_SM_MASTER)
+		d->agent.resweep = false;
 	if (d->agent.resweep) {
 		uint64_t now;
 
@@ -261,8 +437,10 @@ static int loop(struct loomd *d)
 		} while (r > 0);
 		if (r < 0)
 			return r;
-		if (sd_event_now(d->ev, CLOCK_MONOTONIC, &now) >= 0)
+		if (sd_event_now(d->ev, CLOCK_MONOTONIC, &now) >= 0) {
 			sa_tick(&d->sa, now / 1000); /* Reports not yet acknowledged */
+			(void)ha_mirror_tick(&d->mirror, now / 1000); /* GetTables unanswered */
+		}
 		if (sd_event_now(d->ev, CLOCK_MONOTONIC, &now) >= 0 &&
 		    sd_event_source_get_time(d->sweep_timer, &next) >= 0)
 			wait = next <= now ? 0 : next - now < TURN_MS * 1000ULL ?
@@ -309,6 +487,22 @@ static void sa_sm_info(void *arg, struct sa_sm *out)
 	};
 }
 
+/* The other SMs, as the master's last look read them, for SMInfoRecords. */
+static unsigned sa_sm_others(void *arg, struct sa_sm *out, unsigned max)
+{
+	const struct loomd *d = arg;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < d->ha.n_others && n < max; i++) {
+		const struct smp_sm_info *o = &d->ha.others[i];
+
+		out[n++] = (struct sa_sm){ .guid = o->guid, .sm_key = o->sm_key,
+					   .act_count = o->act_count, .priority = o->priority,
+					   .state = o->state };
+	}
+	return n;
+}
+
 /* The transport for the SA's answers: the port's GSI agent. */
 static int sa_send(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *to)
 {
@@ -323,10 +517,25 @@ static void on_request(void *arg, const uint8_t *mad, size_t len, const struct m
 	struct loomd *d = arg;
 	int r;
 
+	bool master = !d->ha_on || d->agent.state == SMP_SM_MASTER;
+
+	/* An RMPP answer, whole (the long hook): the standby's GetTable of the master's SA. */
+	if (from && from->agent == MAD_AGENT_SA && len >= 4 && (mad[3] & 0x80)) {
+		if (!ha_mirror_input(&d->mirror, mad, len, mono_ms(d)))
+			log_debug("dropped an SA answer from LID %u (%zu bytes): no fetch of ours "
+				  "waits for it", from->lid, len);
+		return;
+	}
 	if (!from || from->agent != MAD_AGENT_SA) {
 		agent_request(&d->agent, mad, len, from);
-		if (d->sa_on)
+		if (d->sa_on && master)
 			sa_trap(&d->sa, mad, len); /* a trap: Reports to its subscribers */
+		return;
+	}
+	if (!master) {
+		/* IBA 15.1: only the master's SA answers; requesters ask the master's LID. */
+		log_debug("SA: request from LID %u ignored: this SM is %s", from->lid,
+			  smstate_name(d->agent.state));
 		return;
 	}
 	r = sa_request(&d->sa, mad, len, from);
@@ -385,6 +594,8 @@ static int run_daemon(struct loomd *d)
 	r = sd_event_default(&d->ev);
 	if (r < 0)
 		return r;
+	d->ha_on = true;
+	ha_do(d, smstate_input(&d->ha.sm, &(struct sm_ev){ .in = SMI_START }));
 	/* NULL handler: sd-event exits the loop on these signals. */
 	r = sd_event_add_signal(d->ev, NULL, SIGTERM, NULL, NULL);
 	if (r >= 0)
@@ -481,11 +692,19 @@ static int setup(struct loomd *d)
 	agent_init(&d->agent, d->x, 0, (uint8_t)d->o.priority);
 	/* SMInfo's SM_Key and the SA's: a trusted SA request must carry it. */
 	d->agent.sm_key = d->cfg ? d->cfg->sm.sm_key : 0;
+	ha_init(&d->ha, d->x, (uint8_t)d->o.priority, d->agent.sm_key,
+		d->cfg ? d->cfg->sm.poll_us : 2000000, d->cfg ? d->cfg->sm.poll_misses : 3,
+		d->cfg && d->cfg->sm.sticky);
+	d->agent.on_set = on_sm_set;
+	d->agent.on_set_arg = d;
 	txn_set_request_hook(d->x, on_request, d);
+	/* One-MAD answers to the standby's GetTables: TIDs the transaction layer does not own. */
+	txn_set_response_hook(d->x, on_response, d);
 	/* SA requests longer than a MAD (RMPP: MultiPathRecords) bypass txn's MAD-sized reads. */
 	mad_umad_set_long_hook(d->u, on_request, d);
 	r = sweeper_init(&d->sw, d->x, &d->agent, &so, &msgs);
 	sa_init(&d->sa, sa_send, d, sa_sm_info, d);
+	sa_set_others(&d->sa, sa_sm_others, d);
 	if (r == 0) {
 		/* The SA changes groups; the sweep timer programs their MFTs. */
 		sa_set_view(&d->sa, &(struct sa_view){ .mcast = d->sw.mcast });
@@ -536,6 +755,8 @@ int main(int argc, char **argv)
 		rc = d.o.once ? run_once(&d) : run_daemon(&d);
 	sa_free(&d.sa);
 	sweeper_free(&d.sw);
+	ha_free(&d.ha);
+	ha_mirror_free(&d.mirror);
 	config_free(d.cfg);
 	config_free(d.cfg_planned);
 	txn_free(d.x);

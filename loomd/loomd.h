@@ -16,6 +16,12 @@
  *   sweep.c       heavy and light sweeps: discover, plan_build(), program (sweep.h)
  *   agent.c       the SM's own agent: SMInfo and Traps answered, mid-sweep too
  *                 (agent.h)
+ *   smstate.c     the SM state machine of IBA 14.4 and the election: events in,
+ *                 actions out, every transition logged (smstate.h)
+ *   ha.c          HA's MADs: discovery without programming, the other SMs'
+ *                 SMInfo, a standby's poll, HANDOVER and ACKNOWLEDGE (ha.h)
+ *   ha_mirror.c   a standby's copy of the master's SA state (sa/sa_mirror.h),
+ *                 fetched beside the loop, installed on takeover (ha_mirror.h)
  *   ctl.c         the control socket: connections, peer credentials, requests,
  *                 pause and the last sweeps (ctl.h)
  *   ctl_sock.c    the socket's file: made mode 0660, a stale one replaced,

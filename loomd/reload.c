@@ -60,6 +60,12 @@ static int reload_file(struct loomd *d, const char *who, FILE *out)
 	flap_opts_from(&d->sw.flap.o, c);
 	d->agent.priority = c->sm.priority;
 	d->agent.sm_key = c->sm.sm_key;
+	/* The election's keys and the polls, from the next SMInfo read on. */
+	d->ha.sm.priority = c->sm.priority;
+	d->ha.sm.sm_key = c->sm.sm_key;
+	d->ha.sm.poll_misses = c->sm.poll_misses;
+	d->ha.sm.sticky = c->sm.sticky;
+	d->ha.poll_us = c->sm.poll_us;
 	log_info("%s: %s reloaded; a heavy sweep applies what changed%s", who, path,
 		 ctl_paused(d->ctl) ? " when sweeps resume" : "");
 	d->agent.resweep = true;

@@ -50,6 +50,8 @@ void sweeper_free(struct sweeper *s)
 	plan_free(&s->plan);
 	diag_free(&s->events);
 	flap_free(&s->flap);
+	subnet_free(s->pre_sn);
+	disc_live_free(&s->pre_live);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -228,7 +230,17 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 
 	memset(st, 0, sizeof(*st));
 	st->heavy = true;
-	r = disc_run(s->x, &sn, &live, &drep);
+	if (s->pre_sn) { /* discovered already (the election's): use it */
+		sn = s->pre_sn;
+		live = s->pre_live;
+		sent0 -= s->pre_smps;
+		t0 -= s->pre_ms;
+		s->pre_sn = NULL;
+		memset(&s->pre_live, 0, sizeof(s->pre_live));
+		r = 0;
+	} else {
+		r = disc_run(s->x, &sn, &live, &drep);
+	}
 	copy_msgs(msgs, &drep.msgs, "discovery");
 	/* Each kind named apart: the summary line must give the real cause. */
 	if (drep.timeouts + drep.errors + drep.conflicts)

@@ -54,6 +54,15 @@ struct sweeper {
 	/* What the last heavy sweep found changed since the one before: one line an event. */
 	struct diag events;
 	struct flap flap; /* links that change too often, kept out of sn */
+	/*
+	 * A whole discovery made just before (the SM election's, ha.c), which
+	 * the next heavy sweep starts from instead of discovering again; its
+	 * SMPs and time count in that sweep's.
+	 */
+	struct subnet *pre_sn;
+	struct disc_live pre_live;
+	uint64_t pre_smps;
+	unsigned pre_ms;
 	unsigned heavy, light; /* sweeps done */
 	bool up;               /* the last heavy sweep reached SUBNET UP */
 };

@@ -370,6 +370,14 @@ unsigned txn_in_flight(const struct txn *x)
 	return x->n_out;
 }
 
+void txn_set_timeout(struct txn *x, unsigned timeout_ms, unsigned retries, struct txn_opts *old)
+{
+	if (old)
+		*old = x->o;
+	x->o.timeout_ms = timeout_ms ? timeout_ms : 1;
+	x->o.retries = retries;
+}
+
 const struct txn_stats *txn_stats(const struct txn *x)
 {
 	return &x->st;

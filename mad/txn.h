@@ -105,6 +105,12 @@ bool txn_idle(const struct txn *x);
 int txn_run(struct txn *x, int timeout_ms);
 
 const struct txn_stats *txn_stats(const struct txn *x);
+/*
+ * The per-try timeout and the retries of requests sent from now on (the
+ * window stays): for a request that must give up sooner than a sweep's,
+ * such as a standby's poll. *old (if not NULL) gets the options before.
+ */
+void txn_set_timeout(struct txn *x, unsigned timeout_ms, unsigned retries, struct txn_opts *old);
 unsigned txn_in_flight(const struct txn *x);
 
 #endif

@@ -15,28 +15,40 @@
 #include "lib/cleanup.h"
 #include "check_priv.h"
 
+void ck_worker_free(struct ck *w)
+{
+	ck_vl_free(w); /* and dep, which is dep_vl[0][0] */
+	free(w->load_a);
+	free(w->load_s);
+	free(w->cols);
+	free(w->slcols);
+	free(w->state);
+	free(w->hops);
+	free(w->where);
+	free(w->next);
+	free(w->stack);
+	free(w->done);
+	free(w->flow);
+	free(w->dist);
+	free(w->queue);
+	free(w->stretch_num);
+	diag_free(&w->wd);
+}
+
 void ck_free(struct ck *k)
 {
+	ck_worker_free(k); /* what the workers left it */
 	free(k->port_chan);
 	free(k->chan_port);
 	free(k->dep_off);
-	ck_vl_free(k); /* and dep, which is dep_vl[0][0] */
-	free(k->load_a);
-	free(k->load_s);
 	free(k->src_off);
 	free(k->src);
 	free(k->hosts);
 	free(k->rank);
 	free(k->dests);
-	free(k->state);
-	free(k->hops);
-	free(k->where);
-	free(k->next);
-	free(k->stack);
-	free(k->done);
-	free(k->flow);
-	free(k->dist);
-	free(k->queue);
+	free(k->lids);
+	free(k->lid_dest);
+	ck_adj_free(k);
 }
 
 static bool out_matches(const struct subnet *sn, const struct route_out *out)
@@ -79,10 +91,7 @@ static int setup_channels(struct ck *k)
 		k->port_chan[pi] = k->n_chan++;
 	}
 	k->dep_off[k->n_chan] = bits;
-	k->dep = k->dep_vl[0][0] = calloc((size_t)bits / 8 + 1, 1);
-	k->load_a = calloc((size_t)k->n_chan + 1, sizeof(*k->load_a));
-	k->load_s = calloc((size_t)k->n_chan + 1, sizeof(*k->load_s));
-	return k->dep && k->load_a && k->load_s ? 0 : -ENOMEM;
+	return 0;
 }
 
 /* The switch a non-switch port is linked to, or SUBNET_NONE. */
@@ -194,58 +203,65 @@ static int setup_dests(struct ck *k)
 
 static int setup(struct ck *k)
 {
-	size_t n = (size_t)k->n_sw + 1;
 	int r;
 
 	r = setup_channels(k);
 	if (r == 0)
+		r = ck_adj_setup(k);
+	if (r == 0)
 		r = setup_hosts(k);
 	if (r == 0)
 		r = setup_dests(k);
-	if (r == 0)
-		r = ck_vl_setup(k);
-	if (r < 0)
-		return r;
-	k->state = malloc(n);
-	k->hops = malloc(n * sizeof(*k->hops));
-	k->where = malloc(n * sizeof(*k->where));
-	k->next = malloc(n * sizeof(*k->next));
-	k->stack = malloc(n * sizeof(*k->stack));
-	k->done = malloc(n * sizeof(*k->done));
-	k->flow = malloc(n * sizeof(*k->flow));
-	k->dist = malloc(n * sizeof(*k->dist));
-	k->queue = malloc(n * sizeof(*k->queue));
-	if (!k->state || !k->hops || !k->where || !k->next || !k->stack || !k->done || !k->flow ||
-	    !k->dist || !k->queue)
-		return -ENOMEM;
-	return 0;
+	return r;
 }
 
-/* Fewest switch-to-switch hops from every switch to switch dst. */
-static void bfs(struct ck *k, uint32_t dst)
+/*
+ * A worker: a copy of the checker k (its read-only arrays shared) with its
+ * own working arrays, counts in *rep and messages of its own. -ENOMEM.
+ */
+int ck_worker_setup(struct ck *k, struct ck *w, struct check_report *rep)
 {
-	const struct subnet *sn = k->sn;
-	uint32_t head = 0, tail = 0;
+	size_t n = (size_t)k->n_sw + 1;
+	int r;
 
-	for (uint32_t s = 0; s < k->n_sw; s++)
-		k->dist[s] = CK_INF;
-	k->dist[dst] = 0;
-	k->queue[tail++] = dst;
-	while (head < tail) {
-		uint32_t s = k->queue[head++], node = k->out->sw_node[s];
-
-		for (unsigned n = 1; n <= sn->node[node].nports; n++) {
-			uint32_t peer = sn->port[subnet_port_idx(sn, node, n)].peer, t;
-
-			if (peer == SUBNET_NONE || !subnet_is_switch(sn, sn->port[peer].node))
-				continue;
-			t = k->out->sw_index[sn->port[peer].node];
-			if (k->dist[t] != CK_INF)
-				continue;
-			k->dist[t] = k->dist[s] + 1;
-			k->queue[tail++] = t;
-		}
-	}
+	*w = *k;
+	memset(w->dep_vl, 0, sizeof(w->dep_vl));
+	w->load_a = w->load_s = w->stretch_num = w->flow = NULL;
+	w->cols = w->slcols = w->state = NULL;
+	w->hops = w->where = w->next = w->stack = w->done = w->dist = w->queue = NULL;
+	w->first_vl = w->dropped = w->path = NULL;
+	w->memo = NULL;
+	w->lids = w->lid_dest = NULL;
+	w->rep = rep;
+	*rep = (struct check_report){ 0 };
+	w->wd = (struct diag){ .limit = k->max_msgs };
+	w->d = &w->wd;
+	w->dep = w->dep_vl[0][0] = calloc((size_t)k->dep_off[k->n_chan] / 8 + 1, 1);
+	w->load_a = calloc((size_t)k->n_chan + 1, sizeof(*w->load_a));
+	w->load_s = calloc((size_t)k->n_chan + 1, sizeof(*w->load_s));
+	w->stretch_num = calloc(n, sizeof(*w->stretch_num));
+	w->cols = malloc((size_t)CK_COLS * k->n_sw + 1);
+	if (k->o && k->o->sl)
+		w->slcols = malloc((size_t)CK_COLS * k->n_sw + 1);
+	if (!w->dep || !w->load_a || !w->load_s || !w->stretch_num || !w->cols ||
+	    (k->o && k->o->sl && !w->slcols))
+		return -ENOMEM;
+	r = ck_vl_setup(w);
+	if (r < 0)
+		return r;
+	w->state = malloc(n);
+	w->hops = malloc(n * sizeof(*w->hops));
+	w->where = malloc(n * sizeof(*w->where));
+	w->next = malloc(n * sizeof(*w->next));
+	w->stack = malloc(n * sizeof(*w->stack));
+	w->done = malloc(n * sizeof(*w->done));
+	w->flow = malloc(n * sizeof(*w->flow));
+	w->dist = malloc(n * sizeof(*w->dist));
+	w->queue = malloc(n * sizeof(*w->queue));
+	if (!w->state || !w->hops || !w->where || !w->next || !w->stack || !w->done || !w->flow ||
+	    !w->dist || !w->queue)
+		return -ENOMEM;
+	return 0;
 }
 
 uint8_t ck_entry(const struct ck *k, uint32_t s, uint32_t lid)
@@ -254,34 +270,31 @@ uint8_t ck_entry(const struct ck *k, uint32_t s, uint32_t lid)
 }
 
 /* One step of a route at switch s: an outcome, or CK_BUSY and the next switch. */
-static uint8_t step(const struct ck *k, uint32_t s, uint32_t lid, uint32_t tp, uint32_t *nxt)
+static uint8_t step(const struct ck *k, uint32_t s, uint32_t tp, uint32_t *nxt)
 {
-	const struct subnet *sn = k->sn;
-	uint32_t node = k->out->sw_node[s], peer;
-	uint8_t e = ck_entry(k, s, lid);
+	uint8_t e = k->col[s];
+	uint32_t to;
 
-	if (e == ROUTE_DROP || e > sn->node[node].nports)
+	if (e == ROUTE_DROP || e > k->np[s])
 		return CK_DROP;
-	if (e == 0)
-		return subnet_port_idx(sn, node, 0) == tp ? CK_OK : CK_WRONG;
-	peer = sn->port[subnet_port_idx(sn, node, e)].peer;
-	if (peer == SUBNET_NONE)
+	to = k->adj[(size_t)s * k->stride + e].to;
+	if (to == CK_TO_DEAD)
 		return CK_DEAD;
-	if (!subnet_is_switch(sn, sn->port[peer].node))
-		return peer == tp ? CK_OK : CK_WRONG;
-	*nxt = k->out->sw_index[sn->port[peer].node];
+	if (to & CK_TO_PORT)
+		return (to & ~CK_TO_PORT) == tp ? CK_OK : CK_WRONG;
+	*nxt = to;
 	return CK_BUSY;
 }
 
-/* The outcome of the route from switch s0 to lid (port tp), memoised. */
-static void walk(struct ck *k, uint32_t s0, uint32_t lid, uint32_t tp)
+/* The outcome of the route from switch s0 to the LID (port tp), memoised. */
+static void walk(struct ck *k, uint32_t s0, uint32_t tp)
 {
 	uint32_t n = 0, s = s0, nxt = 0, w, h;
 	uint8_t st;
 
 	while (k->state[s] == CK_UNKNOWN) {
 		k->state[s] = CK_BUSY;
-		st = step(k, s, lid, tp, &nxt);
+		st = step(k, s, tp, &nxt);
 		if (st != CK_BUSY) {
 			k->state[s] = st;
 			k->hops[s] = 0;
@@ -353,36 +366,34 @@ static void count_pairs(struct ck *k, const struct ck_dest *d, uint32_t lid)
 		if (k->hops[s] - k->dist[s] > rep->extra_max)
 			rep->extra_max = k->hops[s] - k->dist[s];
 		ratio = (k->hops[s] + 2.0) / (k->dist[s] + 2.0);
-		k->stretch_sum += cnt * ratio;
+		k->stretch_num[k->dist[s]] += cnt * (k->hops[s] + 2u); /* exact, in any order */
 		if (ratio > rep->stretch_max)
 			rep->stretch_max = ratio;
 	}
 }
 
-/* The channel switch s's route to lid leaves by (s is delivered, hops > 0). */
-static uint32_t chan_of(const struct ck *k, uint32_t s, uint32_t lid)
+/* The channel switch s's route to the LID leaves by (s is delivered, hops > 0). */
+static uint32_t chan_of(const struct ck *k, uint32_t s)
 {
-	uint32_t node = k->out->sw_node[s];
-
-	return k->port_chan[subnet_port_idx(k->sn, node, ck_entry(k, s, lid))];
+	return k->adj[(size_t)s * k->stride + k->col[s]].chan;
 }
 
 /* Flows down the routing tree, leaves first: link loads and dependencies. */
-static void spread_flows(struct ck *k, uint32_t lid)
+static void spread_flows(struct ck *k)
 {
 	for (uint32_t i = k->n_done; i-- > 0;) {
 		uint32_t s = k->done[i], c, t;
 
 		if (k->state[s] != CK_OK || !k->hops[s] || !k->flow[s])
 			continue;
-		c = chan_of(k, s, lid);
+		c = chan_of(k, s);
 		t = k->next[s];
 		k->load_a[c] += k->flow[s];
 		k->flow[t] += k->flow[s];
 		if (!k->vl_mode)
 			k->rep->vls_used |= 1; /* everything on VL 0 */
 		if (k->hops[t] && !k->vl_mode) {
-			uint32_t bit = k->dep_off[c] + ck_entry(k, t, lid);
+			uint32_t bit = k->dep_off[c] + k->col[t];
 
 			k->dep[bit / 8] |= (uint8_t)(1u << (bit % 8));
 		}
@@ -404,7 +415,7 @@ static void shift_route(struct ck *k, const struct ck_dest *d)
 		return;
 	k->rep->shift.routes++;
 	for (uint32_t i = 0; k->hops[s] && i < k->n_sw; i++) {
-		k->load_s[chan_of(k, s, d->lid)]++;
+		k->load_s[chan_of(k, s)]++;
 		s = k->next[s];
 	}
 }
@@ -414,7 +425,7 @@ static void one_lid(struct ck *k, const struct ck_dest *d, uint32_t lid)
 	memset(k->state, CK_UNKNOWN, k->n_sw);
 	k->n_done = 0;
 	for (uint32_t s = 0; s < k->n_sw; s++)
-		walk(k, s, lid, d->port);
+		walk(k, s, d->port);
 	if (d->is_sw) {
 		for (uint32_t s = 0; s < k->n_sw; s++) {
 			k->rep->sw_pairs++;
@@ -426,13 +437,51 @@ static void one_lid(struct ck *k, const struct ck_dest *d, uint32_t lid)
 		return;
 	}
 	if (k->vl_mode && d->sw != SUBNET_NONE)
-		ck_vl_lid(k, lid);
+		ck_vl_lid(k);
 	count_pairs(k, d, lid);
 	if (d->sw == SUBNET_NONE)
 		return;
-	spread_flows(k, lid);
+	spread_flows(k);
 	if (lid == d->lid)
 		shift_route(k, d);
+}
+
+struct ck_batch {
+	uint32_t lid[CK_COLS], dest[CK_COLS], n;
+	uint32_t bfs_sw; /* the switch dist[] is from */
+};
+
+/* Judge the batch's LIDs in order, reading their LFT columns at once. */
+static void judge_batch(struct ck *k, struct ck_batch *b)
+{
+	ck_cols(k, b->lid, b->n);
+	for (uint32_t j = 0; j < b->n; j++) {
+		const struct ck_dest *dd = &k->dests[b->dest[j]];
+
+		if (dd->sw != SUBNET_NONE && dd->sw != b->bfs_sw) {
+			ck_bfs(k, dd->sw);
+			b->bfs_sw = dd->sw;
+		}
+		k->col = k->cols + (size_t)j * k->n_sw;
+		k->slcol = k->slcols ? k->slcols + (size_t)j * k->n_sw : NULL;
+		one_lid(k, dd, b->lid[j]);
+	}
+	b->n = 0;
+}
+
+/* Judge lid[0 .. n-1] (of dests[dest[i]]) in order, CK_COLS at a time. */
+void ck_judge(struct ck *w, const uint32_t *lid, const uint32_t *dest, uint64_t n)
+{
+	struct ck_batch b = { .n = 0, .bfs_sw = SUBNET_NONE };
+
+	for (uint64_t i = 0; i < n; i++) {
+		b.lid[b.n] = lid[i];
+		b.dest[b.n++] = dest[i];
+		if (b.n == CK_COLS)
+			judge_batch(w, &b);
+	}
+	if (b.n)
+		judge_batch(w, &b);
 }
 
 static void load_stats(const struct ck *k, const uint64_t *load, double shortest,
@@ -469,23 +518,18 @@ int check_routes(const struct subnet *sn, const struct route_out *out,
 		return r;
 	rep->hosts = k.n_hosts;
 	rep->links = k.n_chan;
-	for (uint32_t i = 0; i < k.n_dests; i++) {
-		const struct ck_dest *dd = &k.dests[i];
-
-		if (dd->sw != SUBNET_NONE && (i == 0 || k.dests[i - 1].sw != dd->sw))
-			bfs(&k, dd->sw);
-		for (uint32_t l = dd->lid; l < (uint32_t)dd->lid + dd->nlids; l++) {
-			if (o && o->skip_lid && l == o->skip_lid) {
-				rep->lids_skipped++;
-				continue;
-			}
-			one_lid(&k, dd, l);
-		}
-	}
+	r = ck_judge_all(&k);
+	if (r < 0)
+		return r;
 	rep->all2all.routes = rep->delivered;
 	if (rep->delivered) {
+		double stretch = 0;
+
+		for (uint32_t h = 0; h < k.n_sw; h++)
+			if (k.stretch_num[h])
+				stretch += k.stretch_num[h] / (h + 2.0);
 		rep->hops_mean = (double)k.hop_sum / rep->delivered;
-		rep->stretch_mean = k.stretch_sum / rep->delivered;
+		rep->stretch_mean = stretch / rep->delivered;
 	}
 	load_stats(&k, k.load_a, k.short_a, &rep->all2all);
 	load_stats(&k, k.load_s, k.short_s, &rep->shift);

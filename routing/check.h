@@ -48,9 +48,12 @@
  *    one-VL graph.
  *
  * Cost: per destination LID one walk from each switch, memoised, so each
- * switch's entry is followed once per LID: O(LIDs x switches) time; one BFS
- * per switch that has destinations; memory O(switches + ports + LIDs)
- * besides the tables, and one bit per (channel, next port) for the CDG.
+ * switch's entry is followed once per LID: O(LIDs x switches) time, the
+ * LIDs shared out between worker threads (check_opts.threads); one BFS per
+ * switch that has destinations (per thread); memory O(switches + ports +
+ * LIDs) besides the tables, per thread: the LFT columns of 256 LIDs (and
+ * their SLs), 64 bytes per channel for the per-VL memo, and one bit per
+ * (channel, next port) for the CDG.
  */
 
 #include <stdbool.h>
@@ -75,6 +78,10 @@ struct check_opts {
 	 * tables read back from a fabric: `smpquery sl2vl` of each switch. */
 	uint8_t (*vl_of)(void *ctx, uint32_t node, uint8_t in, uint8_t out, uint8_t sl);
 	void *vl_ctx;
+	/* Worker threads; 0: one per CPU, and one alone for a few hundred
+	 * LIDs. The report is the same for any number. vl_of is called from
+	 * all of them at once. */
+	unsigned threads;
 };
 
 struct check_load {

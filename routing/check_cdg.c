@@ -37,7 +37,8 @@ static uint8_t vl_of(const struct ck *k, uint32_t node, uint8_t in, uint8_t out,
 	return v > 15 ? 15 : v;
 }
 
-void ck_dep_set(struct ck *k, uint32_t c, uint8_t v, uint32_t e, uint8_t w)
+/* Channel c on VL v feeds the next switch's port e on VL w. */
+static inline void dep_set(struct ck *k, uint32_t c, uint8_t v, uint32_t e, uint8_t w)
 {
 	uint8_t **bm = &k->dep_vl[v][w];
 	uint32_t bit = k->dep_off[c] + e;
@@ -60,12 +61,10 @@ int ck_vl_setup(struct ck *k)
 	if (!k->vl_mode)
 		return 0;
 	k->first_vl = calloc((size_t)k->sn->n_ports * 16 + 1, sizeof(*k->first_vl));
-	k->memo_tag = calloc(n, sizeof(*k->memo_tag));
-	k->memo = malloc(n);
+	k->memo = calloc(n, sizeof(*k->memo));
 	k->dropped = calloc((size_t)k->n_sw + 1, sizeof(*k->dropped));
 	k->path = malloc(((size_t)k->n_chan + 2) * sizeof(*k->path));
-	k->path_e = malloc(((size_t)k->n_chan + 2) * sizeof(*k->path_e));
-	if (!k->first_vl || !k->memo_tag || !k->memo || !k->dropped || !k->path || !k->path_e)
+	if (!k->first_vl || !k->memo || !k->dropped || !k->path)
 		return -ENOMEM;
 	return 0;
 }
@@ -76,11 +75,9 @@ void ck_vl_free(struct ck *k)
 		for (unsigned w = 0; w < CK_VLS; w++)
 			free(k->dep_vl[v][w]);
 	free(k->first_vl);
-	free(k->memo_tag);
 	free(k->memo);
 	free(k->dropped);
 	free(k->path);
-	free(k->path_e);
 }
 
 /* The VLs the hosts of switch s put on its link out by port e (bits 0-14),
@@ -107,74 +104,68 @@ static uint32_t first_vls(struct ck *k, uint32_t s, uint8_t e, uint8_t sl)
 
 /* One step: the link after channel c (its egress at the next switch in *e)
  * and that link's VL, or VL_END. */
-static uint8_t step(const struct ck *k, uint32_t c, uint32_t lid, uint8_t sl, uint32_t *nc,
-		    uint8_t *e)
+static uint8_t step(const struct ck *k, uint32_t c, uint8_t sl, uint32_t *nc, uint8_t *e)
 {
-	const struct subnet *sn = k->sn;
-	const struct subnet_port *p = &sn->port[sn->port[k->chan_port[c]].peer];
+	uint32_t t = k->chan_to[c];
 
-	*e = ck_entry(k, k->out->sw_index[p->node], lid);
-	*nc = *e ? k->port_chan[subnet_port_idx(sn, p->node, *e)] : SUBNET_NONE;
+	*e = k->col[t]; /* a delivered route's: within the switch's ports */
+	*nc = k->adj[(size_t)t * k->stride + *e].chan;
 	if (*nc == SUBNET_NONE)
 		return VL_END; /* delivered there (the walk said so) */
-	return vl_of(k, p->node, p->num, *e, sl);
+	return vl_of(k, k->out->sw_node[t], k->chan_in[c], *e, sl);
 }
 
 /*
  * Walk from channel c to the end for SL sl, memoising each (channel, SL):
- * the next link's VL (or VL_END, or 15) and VL_DROP if 15 comes after.
- * Dependencies of the walked stretch are set unless it ends in a drop.
- * Returns c's memo.
+ * the next link's VL (or VL_END, or 15) and VL_DROP if 15 comes after, and
+ * the port the route leaves the next switch by. Dependencies of
+ * the walked stretch are set unless it ends in a drop. Returns c's memo.
  */
-static uint8_t walk_vl(struct ck *k, uint32_t c, uint32_t lid, uint8_t sl)
+static uint8_t walk_vl(struct ck *k, uint32_t c, uint8_t sl)
 {
 	uint32_t n = 0, nc, c0 = c;
 	uint8_t e;
 
-	while (k->memo_tag[(size_t)c * 16 + sl] != k->tag) {
-		uint8_t v = step(k, c, lid, sl, &nc, &e);
+	while (k->memo[(size_t)c * 16 + sl].tag != k->tag) {
+		uint8_t v = step(k, c, sl, &nc, &e);
 
-		k->memo_tag[(size_t)c * 16 + sl] = k->tag;
-		k->memo[(size_t)c * 16 + sl] = v == 15 ? 15 | VL_DROP : v;
-		k->path[n] = c;
-		k->path_e[n++] = e;
+		k->memo[(size_t)c * 16 + sl] = (struct ck_memo){
+			.tag = k->tag, .m = v == 15 ? 15 | VL_DROP : v, .e = e };
+		k->path[n++] = c;
 		if (v == 15 || v == VL_END)
 			break;
 		c = nc;
 	}
-	if (n && k->path[n - 1] != c) { /* stopped at a link walked before: its memo is final */
-		step(k, c, lid, sl, &nc, &e);
-		k->path[n] = c;
-		k->path_e[n++] = e;
-	}
+	if (n && k->path[n - 1] != c) /* stopped at a link walked before: its memo is final */
+		k->path[n++] = c;
 	/* Back from the end: each link's drop flag and its dependency. */
 	while (n-- > 1) {
 		uint32_t b = k->path[n];
-		uint8_t *ma = &k->memo[(size_t)k->path[n - 1] * 16 + sl];
-		uint8_t mb = k->memo[(size_t)b * 16 + sl];
+		uint8_t *ma = &k->memo[(size_t)k->path[n - 1] * 16 + sl].m;
+		const struct ck_memo *mb = &k->memo[(size_t)b * 16 + sl];
 
-		if ((*ma & VL_DROP) || (mb & VL_DROP)) {
+		if ((*ma & VL_DROP) || (mb->m & VL_DROP)) {
 			*ma |= VL_DROP;
 			continue;
 		}
 		k->rep->vls_used |= (uint16_t)(1u << *ma);
-		if ((mb & 0x1f) != VL_END)
-			ck_dep_set(k, b, *ma, k->path_e[n], mb & 0x1f);
+		if ((mb->m & 0x1f) != VL_END)
+			dep_set(k, b, *ma, mb->e, mb->m & 0x1f);
 	}
-	return k->memo[(size_t)c0 * 16 + sl];
+	return k->memo[(size_t)c0 * 16 + sl].m;
 }
 
-/* Source switch s's routes to lid (delivered, over at least one link). */
-static void source_vl(struct ck *k, uint32_t s, uint32_t lid)
+/* Source switch s's routes to the LID (delivered, over at least one link). */
+static void source_vl(struct ck *k, uint32_t s)
 {
-	uint32_t node = k->out->sw_node[s], c, nc, fm;
-	uint8_t e = ck_entry(k, s, lid), sl = 0, m, e2;
+	uint32_t c, fm, vs;
+	uint8_t e = k->col[s], sl = 0, m, e2;
 
-	if (k->o->sl)
-		sl = k->o->sl[(size_t)s * ((size_t)k->out->max_lid + 1) + lid] & 15;
+	if (k->slcol)
+		sl = k->slcol[s] & 15;
 	fm = first_vls(k, s, e, sl);
-	c = k->port_chan[subnet_port_idx(k->sn, node, e)];
-	m = walk_vl(k, c, lid, sl);
+	c = k->adj[(size_t)s * k->stride + e].chan;
+	m = walk_vl(k, c, sl);
 	if (m & VL_DROP) {
 		k->dropped[s] = k->src_off[s + 1] - k->src_off[s];
 		return;
@@ -183,22 +174,21 @@ static void source_vl(struct ck *k, uint32_t s, uint32_t lid)
 	k->rep->vls_used |= (uint16_t)(fm & 0x7fff);
 	if ((m & 0x1f) == VL_END)
 		return;
-	step(k, c, lid, sl, &nc, &e2);
-	for (uint8_t v = 0; v < CK_VLS; v++)
-		if (fm & 1u << v)
-			ck_dep_set(k, c, v, e2, m & 0x1f);
+	e2 = k->memo[(size_t)c * 16 + sl].e;
+	for (vs = fm & 0x7fff; vs; vs &= vs - 1)
+		dep_set(k, c, (uint8_t)__builtin_ctz(vs), e2, m & 0x1f);
 }
 
-void ck_vl_lid(struct ck *k, uint32_t lid)
+void ck_vl_lid(struct ck *k)
 {
 	if (++k->tag == 0) {
-		memset(k->memo_tag, 0, ((size_t)k->n_chan * 16 + 1) * sizeof(*k->memo_tag));
+		memset(k->memo, 0, ((size_t)k->n_chan * 16 + 1) * sizeof(*k->memo));
 		k->tag = 1;
 	}
 	for (uint32_t s = 0; s < k->n_sw; s++) {
 		k->dropped[s] = 0;
 		if (k->state[s] == CK_OK && k->hops[s] && k->src_off[s + 1] > k->src_off[s])
-			source_vl(k, s, lid);
+			source_vl(k, s);
 	}
 }
 

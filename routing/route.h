@@ -27,8 +27,10 @@
  *              vlayered_priv.h what they share
  *   file.c     tables loaded from dump_lfts text, as the operator fixed them
  *   check.c    the route-quality checker (check.h; check_cdg.c credit loops,
- *              check_msg.c messages, check_priv.h what they share): follows any
- *              tables, written apart from the engines
+ *              check_msg.c messages, check_adj.c the switch graph in compact
+ *              arrays and LFT columns, check_par.c the LIDs on worker threads,
+ *              check_priv.h what they share): follows any tables, written
+ *              apart from the engines
  *   lft_text.c dump_lfts text out; lft_text_read.c: dump_lfts text in (lft_text.h)
  *
  * Data flows one way: the LID manager has put LIDs (and LMCs) into the model;

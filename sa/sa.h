@@ -153,6 +153,8 @@ struct sa_services {
 uint32_t sa_services_drop_port(struct sa_services *sv, uint64_t guid);
 void sa_services_free(struct sa_services *sv);
 
+#define SA_SM_OTHERS 16 /* other SMs an SMInfoRecord table lists at most */
+
 /* The SM itself, as SMInfo describes it (IBA 14.2.5.13). */
 struct sa_sm {
 	uint64_t guid, sm_key;
@@ -179,6 +181,9 @@ struct sa_src {
 	uint64_t now_ms;                /* CLOCK_MONOTONIC in ms: service leases run against it */
 	uint32_t sm_port;               /* model port the SM sends through */
 	struct sa_sm sm;
+	/* The other SMs the SM knows of (IBA 14.4), as their SMInfo last read. */
+	struct sa_sm others[SA_SM_OTHERS];
+	unsigned n_others;
 	/* Built by sa_src_index: */
 	uint32_t *by_lid;  /* [SUBNET_LID_UCAST_END + 1]: the port owning each unicast LID */
 	uint16_t max_lid;  /* highest LID in use: LinearFDBTop */
@@ -212,6 +217,8 @@ struct sa_stats {
 typedef int (*sa_send_fn)(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *to);
 /* The SM as SMInfo shows it right now (its ActCount moves with every SMP). */
 typedef void (*sa_sm_fn)(void *arg, struct sa_sm *out);
+/* The other SMs on the subnet, as last read: at most max into out; how many. */
+typedef unsigned (*sa_sms_fn)(void *arg, struct sa_sm *out, unsigned max);
 
 /*
  * What the SM hands the SA after every heavy sweep (sa_set_view): the
@@ -234,6 +241,8 @@ struct sa {
 	void *send_arg;
 	sa_sm_fn sm_info;
 	void *sm_arg;
+	sa_sms_fn others; /* NULL: SMInfoRecords list this SM alone */
+	void *others_arg;
 	struct sa_src src;
 	struct sa_stats st;
 	struct sa_events ev;
@@ -242,6 +251,8 @@ struct sa {
 
 void sa_init(struct sa *sa, sa_send_fn send, void *send_arg, sa_sm_fn sm_info, void *sm_arg);
 void sa_free(struct sa *sa);
+/* Where SMInfoRecords find the other SMs (sa_init leaves it NULL: none). */
+void sa_set_others(struct sa *sa, sa_sms_fn fn, void *arg);
 /* A new view (after a heavy sweep, a reload); v is copied, what it points to borrowed. */
 void sa_set_view(struct sa *sa, const struct sa_view *v);
 /*

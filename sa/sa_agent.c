@@ -33,6 +33,12 @@ void sa_free(struct sa *sa)
 	sa_services_free(&sa->svc);
 }
 
+void sa_set_others(struct sa *sa, sa_sms_fn fn, void *arg)
+{
+	sa->others = fn;
+	sa->others_arg = arg;
+}
+
 void sa_set_view(struct sa *sa, const struct sa_view *v)
 {
 	sa->view = *v;
@@ -92,6 +98,7 @@ int sa_request(struct sa *sa, const uint8_t *mad, size_t len, const struct mad_a
 	if (r < 0)
 		return r;
 	sa->sm_info(sa->sm_arg, &sa->src.sm);
+	sa->src.n_others = sa->others ? sa->others(sa->others_arg, sa->src.others, SA_SM_OTHERS) : 0;
 	sa->src.now_ms = mono_ms(); /* service leases */
 	r = sa_answer(&sa->src, mad, len, from, &out, &out_len, &status);
 	if (r < 0) {

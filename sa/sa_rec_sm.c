@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * SMInfoRecord (IBA 15.2.5.14): the SMs the SA knows of; for now this SM
- * alone. ClassPortInfo (IBA 13.4.8.1, 15.2.5.1): what the SA supports and
+ * SMInfoRecord (IBA 15.2.5.14): the SMs the SA knows of: this SM, and the
+ * others as the SM last read them (IBA 14.4). ClassPortInfo (IBA 13.4.8.1, 15.2.5.1): what the SA supports and
  * how long a client should wait for it.
  */
 #include <endian.h>
@@ -17,16 +17,14 @@ static const struct sa_field smir_fields[] = {
 	{ 160, 32 }, { 192, 4 }, { 196, 4 },         /* ActCount, Priority, SMState */
 };
 
-static void walk_sms(struct sa_query *q)
+static void emit_sm(struct sa_query *q, const struct sa_sm *sm, uint32_t pi)
 {
 	const struct sa_src *s = q->src;
-	const struct sa_sm *sm = &s->sm;
 	ib_sminfo_record_t r;
-	uint16_t lid = s->sn->port[s->sm_port].lid;
+	uint16_t lid = s->sn->port[pi].lid;
 
-	if (((q->req->comp_mask & 1) && sa_tmpl16(q, 0) != lid) || !sa_visible(q, s->sm_port))
+	if (((q->req->comp_mask & 1) && sa_tmpl16(q, 0) != lid) || !sa_visible(q, pi))
 		return;
-	q->mask &= ~1ULL;
 	memset(&r, 0, sizeof(r));
 	r.lid = htobe16(lid);
 	r.sm_info.guid = htobe64(sm->guid);
@@ -35,6 +33,20 @@ static void walk_sms(struct sa_query *q)
 	r.sm_info.act_count = htobe32(sm->act_count);
 	r.sm_info.pri_state = (uint8_t)((sm->priority & 0xf) << 4 | (sm->state & 0xf));
 	(void)sa_emit(q, &r);
+}
+
+static void walk_sms(struct sa_query *q)
+{
+	const struct sa_src *s = q->src;
+
+	q->mask &= ~1ULL;
+	emit_sm(q, &s->sm, s->sm_port);
+	for (unsigned i = 0; i < s->n_others && i < SA_SM_OTHERS; i++) {
+		uint32_t pi = sa_port_of_guid(s, s->others[i].guid);
+
+		if (pi != SUBNET_NONE && pi != s->sm_port)
+			emit_sm(q, &s->others[i], pi);
+	}
 }
 
 static void walk_class_port_info(struct sa_query *q)

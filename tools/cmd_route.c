@@ -74,11 +74,11 @@ static void route_usage(FILE *f)
 		"  --guid2lid FILE  LIDs from loomd's guid2lid map (read only)\n"
 		"  --root GUID      updn: a root switch by NodeGUID, repeatable (default: found)\n"
 		"  --lfts FILE      file: the dump_lfts text the engine loads\n"
-		"  --threads N      worker threads (default: one per CPU; the tables do not\n"
-		"                   depend on it)\n"
+		"  --threads N      worker threads, routing and checking (default: one per\n"
+		"                   CPU; the tables and the report do not depend on it)\n"
 		"  --json           instead of the tables: the route-quality report (pairs,\n"
 		"                   reachability, loops, hops, link load, credit loops per\n"
-		"                   VL, routing time and peak memory)\n"
+		"                   VL, routing and checking time, peak memory)\n"
 		"  --canon          the tables in loom verify --normalize's canonical form\n"
 		"  --sl             instead of the tables: the SL of each route, one line per\n"
 		"                   switch and LID, 'SWITCH-GUID LID SL' (engines that choose\n"
@@ -292,7 +292,7 @@ static uint8_t vl_of_sl2vl(void *ctx, uint32_t node, uint8_t in, uint8_t out, ui
 
 static void print_json(const struct route_args *a, const struct subnet *sn,
 		       const struct plan *p, const struct check_report *rep,
-		       const struct diag *d, bool ok, double secs)
+		       const struct diag *d, bool ok, double secs, double check_secs)
 {
 	const struct route_out *out = &p->routes;
 	struct rusage ru;
@@ -312,8 +312,9 @@ static void print_json(const struct route_args *a, const struct subnet *sn,
 		printf("}");
 	}
 	printf("]");
-	printf(",\"lmc\":%u,\"max_lid\":%u,\"routing_seconds\":%.3f,\"peak_rss_kb\":%ld,"
-	       "\"vls_used\":%d,\"vls\":[", a->lmc, out->max_lid, secs, ru.ru_maxrss,
+	printf(",\"lmc\":%u,\"max_lid\":%u,\"routing_seconds\":%.3f,\"check_seconds\":%.3f,"
+	       "\"peak_rss_kb\":%ld,\"vls_used\":%d,\"vls\":[", a->lmc, out->max_lid, secs,
+	       check_secs, ru.ru_maxrss,
 	       rep->vls_used ? __builtin_popcount(rep->vls_used) : 1);
 	/* Per VL that carries a route over a switch link: is its CDG acyclic? */
 	for (unsigned v = 0, k = 0; v < 16; v++)
@@ -447,7 +448,7 @@ int cmd_route(int argc, char **argv)
 	struct diag d = { .limit = DIAG_MAX };
 	struct lft_text_opts po = LFT_TEXT_DUMP_LFTS;
 	struct progress prog;
-	double t0, secs;
+	double t0, secs, check_secs = 0;
 	bool ok = true;
 	int r;
 
@@ -497,12 +498,15 @@ int cmd_route(int argc, char **argv)
 	fprintf(stderr, "loom route: %s: %s: %u switches, %u LIDs, %.3f s; %s\n", a.topo,
 		p.engine->name, p.routes.n_sw, p.routes.stats.dest_lids, secs, p.why.msg);
 	if (a.json || a.check) {
+		co.threads = a.threads;
 		if (p.routes.sl) { /* the SLs the engine chose, on the VLs its sl2vl gives */
 			co.sl = p.routes.sl;
 			co.vl_of = vl_of_sl2vl;
 			co.vl_ctx = &p.routes;
 		}
+		t0 = now_s();
 		r = check_routes(sn, &p.routes, &co, &rep, &d);
+		check_secs = now_s() - t0;
 		if (r < 0) {
 			fprintf(stderr, "loom route: checking the tables: %s\n", strerror(-r));
 			diag_free(&d);
@@ -511,7 +515,7 @@ int cmd_route(int argc, char **argv)
 		ok = check_ok(&rep) && rep.cdg_acyclic;
 	}
 	if (a.json)
-		print_json(&a, sn, &p, &rep, &d, ok, secs);
+		print_json(&a, sn, &p, &rep, &d, ok, secs, check_secs);
 	else if (a.sl)
 		print_sl(sn, &p.routes);
 	else {

@@ -7,6 +7,7 @@
 # gets its own temp dir and its own IBSIM_SOCKNAME.
 #
 #   sim_start NAME TOPOFILE [IBSIM-ARGS...]   start a simulator; wait until it serves
+#                                             (SIM_MKEY=1: behind the M_Key proxy)
 #   sim_run NAME [--timeout S] [--host NODE] [--out FILE] CMD [ARGS...]
 #                                             run CMD against it (cwd = sim dir)
 #   sim_console NAME LINE...                  console commands; returns once ibsim ran them
@@ -22,6 +23,10 @@
 #
 # Works under `set -euo pipefail`: functions report failure by status, and say
 # why on stderr (prefix "sim.sh:"), which keeps stdout clean for TAP.
+# M_Key (IBA 14.2.4; ibsim ignores it): `SIM_MKEY=1 sim_start ...` puts the
+# rig's mkeyproxy (tests/rig/README) between ibsim and every client sim_run
+# starts on that simulator; SIM_MKEY_BYPASS=1 sim_run ... talks to ibsim
+# directly (the negative control); sim_mkey_log NAME is the proxy's log.
 # Tunables (environment, whole seconds): SIM_START_TIMEOUT (15), SIM_CONSOLE_TIMEOUT
 # (10), SIM_RUN_TIMEOUT (60); KEEP_SIM_DIR=1 (keep temp dirs), SIM_UMAD2SIM (path
 # of libumad2sim.so, if not in the usual place).
@@ -44,6 +49,7 @@ fi
 # SIM_TOPO (absolute topology path) and SIM_OSM_LOG (last OpenSM log) are for callers.
 declare -gA SIM_PID=() SIM_DIR=() SIM_SOCK=() SIM_TOPO=() SIM_OSM_LOG=()
 declare -gA _SIM_CON=() _SIM_LIFE=() _SIM_WATCH=()
+declare -gA _SIM_MKEY=() _SIM_RAW=()   # mkeyproxy's PID; ibsim's own socket name
 _sim_seq=0            # numbers socket names and console markers
 SIM_CONSOLE_OUT=      # what the last sim_console's commands printed
 
@@ -180,7 +186,16 @@ sim_start() {
 	_sim_find_umad2sim || return 1
 	_sim_auto_trap
 
-	local dir sock sizes n s p pid lfd cfd
+	local dir sock sizes n s p pid lfd cfd mkproxy='' ibsock
+	if [ "${SIM_MKEY:-0}" = 1 ]; then
+		mkproxy=${SIM_MKEY_PROXY:-${builddir:-.}/tests/rig/mkeyproxy}
+		if ! [ -x "$mkproxy" ]; then
+			_sim_err "sim_start $name: SIM_MKEY=1 but no mkeyproxy at '$mkproxy'" \
+				"(make check builds it, or set SIM_MKEY_PROXY)"
+			return 1
+		fi
+		mkproxy=$(readlink -f -- "$mkproxy")
+	fi
 	topo=$(readlink -f -- "$topo")
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/loomsim.$name.XXXXXX") || {
 		_sim_err "sim_start $name: mktemp -d failed"
@@ -190,6 +205,8 @@ sim_start() {
 	# leftovers of earlier runs with a recycled PID (the temp dir's suffix).
 	_sim_seq=$((_sim_seq + 1))
 	sock="loomsim-$name-$$-$_sim_seq-${dir##*.}"
+	# Behind the proxy, ibsim serves another name and the proxy takes sock.
+	ibsock=$sock${mkproxy:+.sim}
 	sizes=$(_sim_sizes "$topo")
 	read -r n s p <<<"$sizes"
 	mkfifo "$dir/console" "$dir/lifeline"
@@ -203,7 +220,7 @@ sim_start() {
 	(
 		_sim_close_fds
 		cd "$dir" || exit 1
-		IBSIM_SOCKNAME=$sock exec ibsim -s -N "$n" -S "$s" -P "$p" "$@" "$topo"
+		IBSIM_SOCKNAME=$ibsock exec ibsim -s -N "$n" -S "$s" -P "$p" "$@" "$topo"
 	) <>"$dir/console" >"$dir/ibsim.log" 2>&1 &
 	pid=$!
 	# Our end of the console; read-write, so writing never blocks or raises
@@ -218,14 +235,14 @@ sim_start() {
 		_sim_close_fds
 		exec {cfd}>&- {lfd}>&- </dev/null >/dev/null 2>&1
 		read -r _ <"$dir/lifeline"
-		kill -TERM "$pid" 2>/dev/null
+		kill -TERM "$pid" 2>/dev/null    # mkeyproxy follows ibsim
 		_sim_wait_gone "$pid" 2 || kill -KILL "$pid" 2>/dev/null
 		[ "${KEEP_SIM_DIR:-0}" = 1 ] || rm -rf "$dir"
 	) &
 	SIM_PID[$name]=$pid SIM_DIR[$name]=$dir SIM_SOCK[$name]=$sock
 	# shellcheck disable=SC2034 # SIM_TOPO is for callers
 	SIM_TOPO[$name]=$topo _SIM_CON[$name]=$cfd _SIM_LIFE[$name]=$lfd
-	_SIM_WATCH[$name]=$!
+	_SIM_WATCH[$name]=$! _SIM_RAW[$name]=$ibsock
 
 	# "ready" is printed once the file is parsed but before the socket is
 	# bound; the console echo after it proves the main loop is serving.
@@ -250,7 +267,32 @@ sim_start() {
 		_sim_start_failed "$name"
 		return 1
 	fi
+	[ -z "$mkproxy" ] || _sim_start_mkey "$name" "$mkproxy"
 }
+
+# Start mkeyproxy in front of NAME's ibsim; it ends when ibsim does.
+_sim_start_mkey() { # NAME PROXY
+	local name=$1 dir=${SIM_DIR[$1]} i
+	(
+		_sim_close_fds
+		cd "$dir" || exit 1
+		exec "$2" --sim "${_SIM_RAW[$name]}" --listen "${SIM_SOCK[$name]}" \
+			--sim-pid "${SIM_PID[$name]}"
+	) </dev/null >"$dir/mkey.log" 2>&1 &
+	_SIM_MKEY[$name]=$!
+	for ((i = 0; i < SIM_START_TIMEOUT * 20; i++)); do
+		grep -q '^mkeyproxy: ready' "$dir/mkey.log" 2>/dev/null && return 0
+		_sim_alive_pid "${_SIM_MKEY[$name]}" || break
+		sleep 0.05
+	done
+	_sim_err "sim_start $name: mkeyproxy did not start"
+	_sim_tail "$dir/mkey.log"
+	_sim_start_failed "$name"
+	return 1
+}
+
+# sim_mkey_log NAME: the M_Key proxy's log (what it let through, hid, dropped).
+sim_mkey_log() { _sim_known "${1:-}" sim_mkey_log && printf '%s\n' "${SIM_DIR[$1]}/mkey.log"; }
 
 # Undo a failed sim_start (sim_stop's own complaints would repeat ours).
 _sim_start_failed() { # NAME
@@ -367,6 +409,7 @@ _sim_exec() { # NAME SECS HOST OUT CMD...
 	fi
 	cd "$dir" || exit 125
 	export IBSIM_SOCKNAME=${SIM_SOCK[$name]} OSM_CACHE_DIR=$dir OSM_TMP_DIR=$dir
+	[ "${SIM_MKEY_BYPASS:-0}" != 1 ] || IBSIM_SOCKNAME=${_SIM_RAW[$name]}
 	[ -z "$host" ] || export SIM_HOST=$host
 	# An ASan build refuses to run with another library preloaded first.
 	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
@@ -534,6 +577,12 @@ sim_stop() {
 		rc=1
 	fi
 	wait "$pid" 2>/dev/null || true    # reap, if it is our child
+	p=${_SIM_MKEY[$name]:-}
+	if [ -n "$p" ]; then    # it ends with ibsim; make sure
+		_sim_wait_gone "$p" 2 || kill -TERM "$p" 2>/dev/null || true
+		_sim_wait_gone "$p" 2 || kill -KILL "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	fi
 
 	# The watchdog first: closing the lifeline would set it off.
 	if [ -n "$wd" ]; then
@@ -547,7 +596,8 @@ sim_stop() {
 		rm -rf "$dir"
 	fi
 	unset "SIM_PID[$name]" "SIM_DIR[$name]" "SIM_SOCK[$name]" "SIM_TOPO[$name]" \
-		"SIM_OSM_LOG[$name]" "_SIM_CON[$name]" "_SIM_LIFE[$name]" "_SIM_WATCH[$name]"
+		"SIM_OSM_LOG[$name]" "_SIM_CON[$name]" "_SIM_LIFE[$name]" "_SIM_WATCH[$name]" \
+		"_SIM_MKEY[$name]" "_SIM_RAW[$name]"
 	return "$rc"
 }
 

@@ -6,8 +6,13 @@
  *   rmpp_shim.c  LD_PRELOAD library stacked over umad2sim: does with rmpp.c
  *                what the kernel's MAD layer does for agents registered with
  *                rmpp_version 1 (sends, receives, ACKs, timers)
+ *   mkey.c       M_Key rules (IBA 14.2.4) as pure functions: check, lease,
+ *                PortInfo's M_Key fields, trap 256's Notice
+ *   mkey_sim.c   mkeyproxy's sockets: ibsim's protocol on both sides, the loop
+ *   mkey_proxy.c mkeyproxy's work on each SMP: find its port, check, trap
  * Data flows: client write() -> rmpp_tx -> segments -> umad2sim -> ibsim;
- *             ibsim -> umad2sim -> segments -> rmpp_rx -> client read().
+ *             ibsim -> umad2sim -> segments -> rmpp_rx -> client read();
+ *             client -> umad2sim -> mkeyproxy (mkey_check) -> ibsim and back.
  *
  * Nothing here does I/O, keeps time or allocates except the reassembly
  * buffer: the shim owns sockets, clocks and locks.

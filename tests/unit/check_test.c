@@ -3,8 +3,9 @@
  * Unit tests for routing/check.c (the route-quality checker): its verdict on
  * good and broken tables (dropped entries, dead ports, loops), link loads
  * against numbers worked out by hand, credit loops found on a torus and not
- * on fat trees, detached hosts and mismatched tables. The dump_lfts text is
- * in lft_text_test.c.
+ * on fat trees, detached hosts and mismatched tables; the same report and
+ * messages from any number of worker threads. The dump_lfts text is in
+ * lft_text_test.c.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -290,6 +291,108 @@ static void test_detached_and_mismatch(void **state)
 	subnet_free(other);
 }
 
+/* SLs 0-2 by switch and LID; SL 2 out of port 2 goes to VL 15 (dropped). */
+static uint8_t vl_test(void *ctx, uint32_t node, uint8_t in, uint8_t out, uint8_t sl)
+{
+	(void)ctx;
+	(void)node;
+	(void)in;
+	return sl == 2 && out == 2 ? 15 : sl;
+}
+
+static void same_report(const struct check_report *a, const struct check_report *b)
+{
+	assert_int_equal(a->pairs, b->pairs);
+	assert_int_equal(a->delivered, b->delivered);
+	assert_int_equal(a->unreachable, b->unreachable);
+	assert_int_equal(a->loops, b->loops);
+	assert_int_equal(a->hops_max, b->hops_max);
+	assert_int_equal(a->extra_max, b->extra_max);
+	assert_true(a->hops_mean == b->hops_mean);
+	assert_true(a->stretch_mean == b->stretch_mean);
+	assert_true(a->stretch_max == b->stretch_max);
+	assert_int_equal(a->sw_pairs, b->sw_pairs);
+	assert_int_equal(a->sw_bad, b->sw_bad);
+	assert_int_equal(a->lids_skipped, b->lids_skipped);
+	assert_int_equal(a->all2all.max, b->all2all.max);
+	assert_int_equal(a->all2all.max_node, b->all2all.max_node);
+	assert_int_equal(a->all2all.max_port, b->all2all.max_port);
+	assert_true(a->all2all.ideal == b->all2all.ideal);
+	assert_int_equal(a->shift.routes, b->shift.routes);
+	assert_int_equal(a->shift.max, b->shift.max);
+	assert_true(a->shift.ideal == b->shift.ideal);
+	assert_int_equal(a->cdg_deps, b->cdg_deps);
+	assert_int_equal(a->cdg_acyclic, b->cdg_acyclic);
+	assert_int_equal(a->vls_used, b->vls_used);
+	assert_int_equal(a->vls_cyclic, b->vls_cyclic);
+}
+
+/*
+ * A torus with broken entries (drops, wrong ports, loops), SLs some of
+ * which map to VL 15, and a host whose LID is above the tables' top: 1, 2,
+ * 3 and 7 worker threads give the same report and the same messages in the
+ * same order, with the max_msgs cut falling inside a later thread's share.
+ */
+static void test_threads(void **state)
+{
+	struct route_out out;
+	struct subnet *sn = rfx_minhop("torus3d-3x3x3.topo", 1, &out);
+	size_t w = (size_t)out.max_lid + 1;
+	uint8_t *sl = calloc((size_t)out.n_sw * w, 1);
+	uint32_t h = subnet_find_name(sn, "h00027");
+	unsigned threads[] = { 1, 2, 3, 7 };
+
+	(void)state;
+	assert_non_null(sl);
+	assert_true(h != SUBNET_NONE);
+	for (uint32_t s = 0; s < out.n_sw; s++)
+		for (uint32_t l = 1; l <= out.max_lid; l++) {
+			sl[s * w + l] = (uint8_t)((s + l) % 3);
+			if ((s * 31 + l * 17) % 97 == 0)
+				route_lft(&out, s)[l] = (uint8_t)(l % 3 ? ROUTE_DROP : 1 + (s + l) % 7);
+		}
+	/* A loop between switch 5 and a switch neighbour, to h00001's LIDs. */
+	for (unsigned p = 1, a = out.sw_node[5]; p <= sn->node[a].nports; p++) {
+		uint32_t q = sn->port[subnet_port_idx(sn, a, p)].peer, b;
+
+		if (q == SUBNET_NONE || !subnet_is_switch(sn, sn->port[q].node))
+			continue;
+		b = sn->port[q].node;
+		route_lft(&out, 5)[lid_of(sn, "h00001")] = (uint8_t)p;
+		route_lft(&out, out.sw_index[b])[lid_of(sn, "h00001")] = port_to(sn, b, a);
+		break;
+	}
+	/* Above the top: dropped everywhere (sorted among the others by switch). */
+	sn->port[subnet_port_idx(sn, h, 1)].lid = (uint16_t)(out.max_lid + 1);
+	for (unsigned m = 3; m <= 1000; m += 997) {
+		struct check_report r0, r;
+		struct diag d0 = { 0 };
+
+		for (unsigned i = 0; i < sizeof(threads) / sizeof(threads[0]); i++) {
+			struct check_opts o = { .max_msgs = m, .sl = sl, .vl_of = vl_test,
+						.threads = threads[i] };
+			struct diag d = { 0 };
+
+			assert_int_equal(check_routes(sn, &out, &o, i ? &r : &r0, i ? &d : &d0), 0);
+			if (!i) {
+				assert_true(r0.unreachable > 0 && r0.loops > 0 && r0.sw_bad > 0);
+				assert_true(rfx_diag_has(&d0, "above its table's top", NULL) || m < 10);
+				assert_true(rfx_diag_has(&d0, "maps to VL 15", NULL) || m < 10);
+				continue;
+			}
+			same_report(&r0, &r);
+			assert_int_equal(d.n, d0.n);
+			for (unsigned j = 0; j < d.n; j++)
+				assert_string_equal(d.msg[j], d0.msg[j]);
+			diag_free(&d);
+		}
+		diag_free(&d0);
+	}
+	free(sl);
+	route_out_free(&out);
+	subnet_free(sn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_loop),
 		cmocka_unit_test(test_load_by_hand),
 		cmocka_unit_test(test_detached_and_mismatch),
+		cmocka_unit_test(test_threads),
 	};
 
 	return cmocka_run_group_tests_name("check", tests, NULL, NULL);

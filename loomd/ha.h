@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LOOM_LOOMD_HA_H
+#define LOOM_LOOMD_HA_H
+
+/*
+ * The daemon's side of HA (IBA 14.4): the MADs the state machine
+ * (smstate.c) asks for. Discovery without programming, the SMInfo of the
+ * other SMs (fabric/health_read.c reads them), the standby's poll of its
+ * master, and the control packets (SMInfo Set HANDOVER, ACKNOWLEDGE). Each
+ * call runs its MADs to completion through the loop's transport, as a
+ * sweep does, and returns the state machine's actions (enum sm_action).
+ */
+#include <stdint.h>
+
+#include "loomd/smstate.h"
+#include "mad/txn.h"
+#include "model/disc_live.h"
+#include "model/subnet.h"
+
+#define HA_OTHERS 16
+
+struct ha {
+	struct smstate sm;
+	struct txn *x;
+	/* Our own discovery while not master: for the paths to the other SMs. */
+	struct subnet *sn;
+	struct disc_live live;
+	uint32_t me;            /* our port in sn */
+	bool clean;             /* sn: every node answered, nothing contradicted */
+	uint64_t disc_smps;     /* the last ha_discover's SMPs and time */
+	unsigned disc_ms;
+	uint64_t poll_us;       /* sm.poll-interval */
+	unsigned pending;       /* actions asked for from the agent's hook, for the loop */
+	uint64_t ack_due_us;    /* master handing over: the ACKNOWLEDGE is due by then */
+	uint64_t lost_us;       /* when the last poll before a takeover was missed */
+	uint64_t polls, poll_missed;
+	/* The other SMs as a master's last look read them (SMInfoRecords list them). */
+	struct smp_sm_info others[HA_OTHERS];
+	unsigned n_others;
+};
+
+void ha_init(struct ha *h, struct txn *x, uint8_t priority, uint64_t sm_key, uint64_t poll_us,
+	     unsigned poll_misses, bool sticky);
+void ha_free(struct ha *h);
+/* Discover (no Set sent), read the other SMs' SMInfo, elect. */
+unsigned ha_discover(struct ha *h);
+/*
+ * The last discovery's model, if whole, for the heavy sweep that follows an
+ * election (so that it does not discover again): true and *sn, *live
+ * (now the caller's), and its SMPs and time; false if there is none.
+ */
+bool ha_take_model(struct ha *h, struct subnet **sn, struct disc_live *live, uint64_t *smps,
+		   unsigned *ms);
+/* Standby: read the SMInfo of the SM we poll. */
+unsigned ha_poll(struct ha *h);
+/* Master, after a light or heavy sweep of (sn, live): read the other SMs, elect. */
+unsigned ha_look(struct ha *h, const struct subnet *sn, const struct disc_live *live);
+/*
+ * Send the SMInfo Set ctrl (SM_CTRL_HANDOVER, _ACKNOWLEDGE) to the SM in
+ * h->sm.peer, by directed route through (sn, live) or our own discovery.
+ * 0 when it answered with status 0, else -errno.
+ */
+int ha_send_ctrl(struct ha *h, const struct subnet *sn, const struct disc_live *live,
+		 uint32_t ctrl);
+/* An SMInfo Set received (the agent's hook): the actions; SMA_REFUSE: answer with an error. */
+unsigned ha_set_received(struct ha *h, uint32_t ctrl, const struct smp_sm_info *sender);
+
+#endif

@@ -1,0 +1,99 @@
+#!/bin/bash
+# A standby's mirror of the master's SA state (IBA 14.4 leaves how a standby
+# learns it to the SM; loomd reads it with SA GetTables as a trusted client):
+# two loomd on 2sw2path, priorities 10 (master) and 5 (standby). Hosts join
+# two groups, register a service and subscribe through the master; the
+# standby mirrors them; SIGKILL of the master: the new master installs the
+# mirror before its first sweep, so `saquery -g` (MGID, MLID), `saquery SR`
+# and `saquery IIR` asked of it list what the old master had, and dump_mfts
+# reads back the same MFTs on every switch (0 MFT blocks changed).
+set -uo pipefail
+srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+LOOMD=${LOOMD:-loomd}
+LOOM=${LOOM:-loom}
+. "$srcdir/tests/lib/sim.sh"
+. "$srcdir/tests/lib/sa.sh"
+. "$srcdir/tests/lib/loomd.sh"
+. "$srcdir/tests/lib/ha.sh"
+tmp=$(mktemp -d)
+sim_trap_exit '[ -n "${KEEP_SIM_DIR:-}" ] && echo "# kept $tmp" || rm -rf "$tmp"'
+topo=$srcdir/tests/topologies/2sw2path.topo
+HA=Hca1 HB=Hca4 HC=Hca2 # A, B: the SMs; C: a host that asks
+POLL_MS=300
+G1=ff12:601b:ffff::4e01
+G2=ff12:601b:ffff::4e02
+
+need_tools ibsim saquery dump_mfts
+need_rig librmpp_shim.so librmpp_tail.so mcjoin saservice sasub
+# Both SMs and every client under the RMPP shim: GetTable answers span segments.
+export SIM_RMPP=1
+
+at() { sim_run F --host "$1" --timeout 60 "${@:2}"; }
+
+# What the hosts see of the SA, sorted: groups (MGID MLID), services, subscriptions.
+sa_state() { # LABEL
+	at "$HC" saquery -g 2>&1 | awk '/MGID\.+/ { g = $0; sub(/.*\.+/, "", g) }
+		/Mlid\.+/ { v = $0; sub(/.*\.+/, "", v); print g, tolower(v) }' |
+		sort -u >"$tmp/$1.groups"
+	at "$HC" saquery SR 2>&1 | awk '/ServiceID\.+/ { id = $0; sub(/.*\.+/, "", id) }
+		/ServiceName\.+/ { n = $0; sub(/.*\.\.+/, "", n); print id, n }' |
+		sort >"$tmp/$1.services"
+	at "$HC" saquery --smkey 1 IIR 2>&1 | awk '/SubscriberGID\.+/ { g = $0; sub(/.*\.+/, "", g) }
+		/trap_num\.+/ { t = $0; sub(/.*\.+/, "", t); print g, t }' | sort >"$tmp/$1.subs"
+	sim_run F dump_mfts 2>/dev/null | grep -v '^#' >"$tmp/$1.mfts"
+}
+
+if ! sim_start F "$topo"; then
+	tap_check "simulator starts" false
+	tap_done
+	exit
+fi
+ha_conf A 10 "$POLL_MS"
+ha_conf B 5 "$POLL_MS"
+ha_loomd A "$HA"
+tap_check "A (priority 10): SUBNET UP" ha_wait_log A 'SUBNET UP' 60 ||
+	tap_diag "$(tail -n 5 "$tmp/A.log")"
+ha_loomd B "$HB"
+tap_check "B (priority 5): STANDBY" ha_wait_log B '-> STANDBY' 30 ||
+	tap_diag "$(tail -n 5 "$tmp/B.log")"
+
+at "$HC" "$rig/mcjoin" --timeout 3000 --create "$G1" >/dev/null
+tap_is "Hca2 creates $G1 through A" "$?" 0
+at Hca3 "$rig/mcjoin" --timeout 3000 "$G1" >/dev/null
+tap_is "Hca3 joins $G1" "$?" 0
+at Hca3 "$rig/mcjoin" --timeout 3000 --create "$G2" >/dev/null
+tap_is "Hca3 creates $G2" "$?" 0
+at "$HC" "$rig/saservice" --timeout 3000 --id 0x10e50 --name loom.ha.a --lease 600 >/dev/null
+tap_is "Hca2 registers loom.ha.a" "$?" 0
+at Hca3 "$rig/sasub" --timeout 3000 --no-wait --trap 64 >/dev/null
+tap_is "Hca3 subscribes to trap 64" "$?" 0
+sleep 2 # the multicast pass programs the MFTs
+sa_state before
+tap_check "before: saquery -g lists $G1 and $G2" \
+	bash -c "grep -q '^$G1 ' '$tmp/before.groups' && grep -q '^$G2 ' '$tmp/before.groups'" ||
+	tap_diag "$(cat "$tmp/before.groups")"
+tap_check "before: saquery SR lists loom.ha.a" grep -q 'loom.ha.a' "$tmp/before.services"
+tap_check "before: saquery IIR lists a subscription to trap 64" grep -qw 64 "$tmp/before.subs"
+tap_check "B mirrors them (groups, 1 service, 1 subscription)" \
+	ha_wait_log B "mirrored the master's SA state: [0-9]+ groups, 1 services, 1 subscriptions" 20 ||
+	tap_diag "$(grep -i mirror "$tmp/B.log" | tail -n 3)"
+
+ha_stop KILL A
+tap_check "A killed: B takes over and installs the mirror" \
+	ha_wait_log B 'installed its SA state as mirrored' 30 || tap_diag "$(tail -n 5 "$tmp/B.log")"
+tap_diag "$(grep -o 'installed its SA state.*' "$tmp/B.log")"
+tap_check "B: SUBNET UP as master" ha_wait_log B 'SUBNET UP' 30
+sleep 2
+tap_check "B's install refused no group and moved none" \
+	grep -q ' 0 moved, 0 refused' "$tmp/B.log"
+sa_state after
+for what in "groups (MGID, MLID)" "services (ServiceID, name)" "subs (subscriber, trap)"; do
+	tap_check "after the takeover: the SA lists the same $what" \
+		diff -u "$tmp/before.${what%% *}" "$tmp/after.${what%% *}"
+done
+tap_check "after the takeover: dump_mfts reads the same MFTs on every switch" \
+	diff -u "$tmp/before.mfts" "$tmp/after.mfts"
+tap_check "... and they forward some MLID (the test compares something)" \
+	grep -qiE '^0xc0' "$tmp/after.mfts"
+ha_stop TERM B
+tap_done

@@ -1,0 +1,67 @@
+# shellcheck shell=bash
+# ha.sh — two SMs on one simulated fabric (sourced after sim.sh, tap.sh and
+# loomd.sh; needs $tmp, $LOOMD, the simulator F, and $HC, a host that asks).
+
+ha_conf() { # NAME PRIORITY POLL_MS: a loom.yaml with short sweeps and polls
+	printf 'sm:\n  priority: %s\n  sweep-interval: 1s\n  poll-interval: %sms\n  poll-misses: 3\n' \
+		"$2" "$3" >"$tmp/$1.yaml"
+}
+ha_loomd() { # NAME HOST [LOG]: loomd NAME in the background, attached at HOST
+	sim_run F --timeout 300 --host "$2" --out "$tmp/${3:-$1}.log" "$LOOMD" -c "$tmp/$1.yaml" \
+		--state-dir "$tmp/$1.state" --control "$tmp/$1.sock" &
+}
+# The process sim_run started for NAME (an argument of it names $tmp/NAME.):
+# its PID, a child of the timeout that sim_run started.
+ha_pid() { # NAME
+	local f kid
+	for f in "$(sim_dir F)"/run.*; do
+		[ -e "$f" ] || continue
+		for kid in $(pgrep -P "${f##*/run.}"); do
+			tr '\0' ' ' <"/proc/$kid/cmdline" 2>/dev/null | grep -qF -- "$tmp/$1." &&
+				echo "$kid"
+		done
+	done
+}
+ha_wait_log() { # LOG PATTERN SECS: 0 once $tmp/LOG.log has PATTERN
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		grep -qE -- "$2" "$tmp/$1.log" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+ha_stop() { # SIG NAME...: signal each, wait (10 s at most) for it to go
+	local sig=$1 n p i
+	shift
+	for n in "$@"; do
+		p=$(ha_pid "$n")
+		[ -n "$p" ] || continue
+		kill -"$sig" $p 2>/dev/null
+		for ((i = 0; i < 100; i++)); do kill -0 $p 2>/dev/null || break; sleep 0.1; done
+	done
+}
+# A host's port GUID and LID, from a switch's line in ibnetdiscover ($tmp/ibnd):
+# [1]	"H-0002c90400000100"[1](2c90400000101) 		# "h00001" lid 13 4xSDR
+ha_guid() { sed -nE "s/^\[[0-9]+\][[:space:]]+\"[^\"]*\"\[1\]\(([0-9a-f]+)\).*# \"$1\" lid .*/\1/p" "$tmp/ibnd" | head -n 1; }
+ha_lid() { sed -nE "s/^\[[0-9]+\][[:space:]]+\"[^\"]*\"\[1\]\([0-9a-f]+\).*# \"$1\" lid ([0-9]+) .*/\1/p" "$tmp/ibnd" | head -n 1; }
+ha_sminfo() { sim_run F --host "$HC" sminfo "$@" 2>/dev/null; } # [LID]: asked from host C
+ha_lids() { sim_run F ibnetdiscover -l 2>/dev/null | sort; }
+ha_ms() { date +%s%3N; }
+# After a change of master: no LID moved since $tmp/lids.before, the LFTs
+# still route every pair, sminfo names the new master; a loomd's first sweep
+# as master (LOG; "" for OpenSM) sends no LFT block.
+ha_nothing_changed() { # WHAT LOG GUID
+	local sweep out
+	if [ -n "$2" ]; then
+		sweep=$(grep 'sweep [0-9]* (heavy)' "$tmp/$2.log" | head -n 1)
+		tap_diag "$2's first sweep as master after the $1: $sweep"
+		tap_check "$1: the new master's first sweep sends 0 LFT blocks" \
+			grep -q '(0 LFT blocks' <<<"$sweep"
+	fi
+	ha_lids >"$tmp/lids.$1"
+	tap_check "$1: ibnetdiscover -l: 0 LID changes" diff -u "$tmp/lids.before" "$tmp/lids.$1"
+	out=$(ha_sminfo)
+	tap_check "$1: sminfo names the new master 0x$3" \
+		grep -qE "sm guid 0x0*${3#0*},.* state 3" <<<"$out" || tap_diag "$out"
+	lfts_check "$1" F "after the $1: "
+}
