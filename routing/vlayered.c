@@ -44,15 +44,17 @@
  * links), a switch's hosts before its own LIDs; per batch of VL_BATCH LIDs
  * the BFSes run in parallel (lib/par.h), then one LID at a time the next
  * hops are weighed against the loads as they are, fitted to layers, and
- * their loads added. Ties go to the lowest port, the up/down order is by
+ * their loads added; the batch's columns of the LFTs and SLs are then
+ * written a switch's row at a time, by a second thread while the next
+ * batch is placed (it builds the batch after that meanwhile). Ties go to the lowest port, the up/down order is by
  * GUID: same model and options, same tables and SLs, whatever the node
  * order or the number of threads. Cost per LID: a BFS and a pass over the
  * links, O(switches + links), plus the dependency checks; those still
- * dominate on large tori (a successful check that goes backwards in the
- * order reorders the stretch between its ends), and placement is one
- * thread.
+ * dominate on large tori (a check that goes backwards in the order
+ * searches the smaller of its two cones), and placement is one thread.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +80,10 @@ static void vl_free(struct vl *m)
 			free(m->tree[i].nx);
 			free(m->tree[i].dist);
 			free(m->tree[i].order);
+			free(m->tree[i].port);
+			free(m->tree[i].sl);
+			free(m->tree[i].near_at);
+			free(m->tree[i].near);
 		}
 }
 
@@ -172,13 +178,21 @@ static int alloc_work(struct vl *m, uint32_t slots)
 	    !m->placed || !m->settled || !m->wait || !m->used || !m->w || !m->cost || !m->in_l ||
 	    !m->sl)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < slots; i++) {
+	for (uint32_t i = 0; i < 2 * VL_SLOTS; i++) {
 		struct vl_tree *t = &m->tree[i];
+
+		if (i % VL_SLOTS >= slots)
+			continue;
 
 		t->nx = malloc(n * sizeof(*t->nx));
 		t->dist = malloc(n * sizeof(*t->dist));
 		t->order = malloc(n * sizeof(*t->order));
-		if (!t->nx || !t->dist || !t->order)
+		t->port = malloc(n);
+		t->sl = malloc(n);
+		t->near_at = malloc(2 * n * sizeof(*t->near_at));
+		t->near = malloc(((size_t)m->n_ch + 1) * sizeof(*t->near));
+		if (!t->nx || !t->dist || !t->order || !t->port || !t->sl || !t->near_at ||
+		    !t->near)
 			return -ENOMEM;
 	}
 	return 0;
@@ -245,43 +259,67 @@ static void add_load(struct vl *m, const struct vl_tree *t)
 	}
 }
 
-/*
- * The routes of tree t: link loads, the LID's column of the LFTs and SLs,
- * and those of the switch's own LIDs if they copy it (written here, in
- * the same pass over the rows, rather than read back from the columns).
- */
-static void commit(struct vl *m, const struct vl_tree *t)
+/* The routes of tree t: link loads, and its columns (written by write_rows). */
+static void commit(struct vl *m, struct vl_tree *t)
 {
 	struct route_stats *st = &m->out->stats;
-	const struct route_dest *own = NULL;
 	uint32_t n_own = 0;
 
-	if (m->own_of[t->dest] != VL_INF && t->lid == m->dests[t->dest].lid) {
-		own = &m->dests[m->own_of[t->dest]];
-		n_own = own->nlids;
-	}
+	if (m->own_of[t->dest] != VL_INF && t->lid == m->dests[t->dest].lid)
+		n_own = m->dests[m->own_of[t->dest]].nlids;
 	add_load(m, t);
-	for (uint32_t i = 0; i < t->n_reach; i++) {
+	t->port[t->dsw] = t->sw_port;
+	t->sl[t->dsw] = m->sl[t->dsw];
+	for (uint32_t i = 1; i < t->n_reach; i++) {
 		uint32_t s = t->order[i];
-		uint8_t *lft = route_lft(m->out, s), *sl = route_sl(m->out, s);
 
-		lft[t->lid] = s == t->dsw ? t->sw_port : m->adj_port[t->nx[s]];
-		sl[t->lid] = m->sl[s];
-		for (uint32_t k = 0; k < n_own; k++) {
-			lft[own->lid + k] = s == t->dsw ? own->sw_port : lft[t->lid];
-			sl[own->lid + k] = m->sl[s];
-		}
-		if (i)
-			m->used[t->nx[s]] = t->dest + 1; /* for the port's next LID */
+		t->port[s] = m->adj_port[t->nx[s]];
+		t->sl[s] = m->sl[s];
+		m->used[t->nx[s]] = t->dest + 1; /* for the port's next LID */
 	}
 	st->routes += (uint64_t)t->n_reach * (1 + n_own);
 	st->unreach += (uint64_t)(m->n_sw - t->n_reach) * (1 + n_own);
 	st->unreach_lids += (t->n_reach < m->n_sw) * (1 + n_own);
 }
 
+/*
+ * The batch's columns into the LFTs and SLs, one switch's row at a time
+ * (the LIDs of a batch lie close together, so a row is a cache line or
+ * two): each tree's LID, and those of the switch's own LIDs if they copy it.
+ */
+static void write_rows(struct vl *m, const struct vl_tree *tree, uint32_t n_slots)
+{
+	uint32_t k[VL_SLOTS], n = 0;
+
+	for (uint32_t i = 0; i < n_slots; i++)
+		if (m->copy_of[tree[i].dest] == VL_INF)
+			k[n++] = i;
+	for (uint32_t s = 0; s < m->n_sw; s++) {
+		uint8_t *lft = route_lft(m->out, s), *sl = route_sl(m->out, s);
+
+		for (uint32_t j = 0; j < n; j++) {
+			const struct vl_tree *t = &tree[k[j]];
+			const struct route_dest *own;
+
+			if (t->dist[s] == VL_INF)
+				continue;
+			lft[t->lid] = t->port[s];
+			sl[t->lid] = t->sl[s];
+			if (m->own_of[t->dest] == VL_INF || t->lid != m->dests[t->dest].lid)
+				continue;
+			own = &m->dests[m->own_of[t->dest]];
+			for (uint32_t i = 0; i < own->nlids; i++) {
+				lft[own->lid + i] = s == t->dsw ? own->sw_port : t->port[s];
+				sl[own->lid + i] = t->sl[s];
+			}
+		}
+	}
+}
+
+/* A batch of destinations and its trees, from tree[base]. */
 struct batch {
 	struct vl *m;
-	uint32_t dest[VL_BATCH + 1], slot[VL_BATCH + 1], n, n_slots;
+	uint32_t dest[VL_BATCH + 1], slot[VL_BATCH + 1], n, n_slots, base;
 };
 
 static void build_one(void *ctx, uint64_t i, unsigned worker)
@@ -289,7 +327,20 @@ static void build_one(void *ctx, uint64_t i, unsigned worker)
 	struct batch *b = ctx;
 
 	(void)worker;
-	vl_tree_build(b->m, b->slot[i], b->dest[i]);
+	vl_tree_build(b->m, b->base + b->slot[i], b->dest[i]);
+}
+
+/* The next batch from order[*i]: destinations only, up to VL_BATCH LIDs. */
+static void next_batch(const struct vl *m, struct batch *b, const uint32_t *order, uint32_t n,
+		       uint32_t *i)
+{
+	b->n = b->n_slots = 0;
+	while (*i < n && b->n < VL_BATCH &&
+	       (!b->n || b->n_slots + m->dests[order[*i]].nlids <= VL_BATCH)) {
+		b->dest[b->n] = order[(*i)++];
+		b->slot[b->n] = b->n_slots;
+		b->n_slots += m->dests[b->dest[b->n++]].nlids;
+	}
 }
 
 static double now_s(void)
@@ -313,31 +364,69 @@ static void progress(struct vl *m, uint64_t done, uint64_t total, double *last)
 	m->o->progress(m->o->progress_ctx, "routing LIDs over virtual layers", done, total);
 }
 
-/* Batches of destinations (order[0..n-1]): trees in parallel, then placed in order. */
+/*
+ * The helper's share while a batch is placed: write the rows of the batch
+ * placed before it (n_done trees), then build the next batch's trees in
+ * the same slots. Neither touches what placing reads or writes.
+ */
+struct helper {
+	struct batch *next;
+	uint32_t n_done;
+};
+
+static void *help(void *ctx)
+{
+	struct helper *h = ctx;
+	struct batch *b = h->next;
+
+	write_rows(b->m, &b->m->tree[b->base], h->n_done);
+	for (uint32_t k = 0; k < b->n; k++)
+		build_one(b, k, 0);
+	return NULL;
+}
+
+/*
+ * Batches of destinations (order[0..n-1]), placed in order. The first
+ * batch's trees are built in parallel; then a batch is placed while a
+ * second thread writes the previous batch's rows and builds the next
+ * batch's trees (in the previous one's slots). Building and writing read
+ * only the graph and trees already placed: the tables are the same on one
+ * thread (the helper's work done first, in turn) or two.
+ */
 static void route_all(struct vl *m, const uint32_t *order, uint32_t n)
 {
-	struct batch b = { .m = m };
+	struct batch bt[2] = { { .m = m, .base = 0 }, { .m = m, .base = VL_SLOTS } };
 	uint64_t done = 0, total = m->out->stats.dest_lids;
 	double last = now_s();
+	uint32_t i = 0, cur = 0;
 
-	for (uint32_t i = 0; i < n;) {
-		b.n = b.n_slots = 0;
-		while (i < n && b.n < VL_BATCH &&
-		       (!b.n || b.n_slots + m->dests[order[i]].nlids <= VL_BATCH)) {
-			b.dest[b.n] = order[i++];
-			b.slot[b.n] = b.n_slots;
-			b.n_slots += m->dests[b.dest[b.n++]].nlids;
-		}
-		par_for(b.n, par_workers(m->workers, b.n), build_one, &b);
-		for (uint32_t k = 0; k < b.n_slots; k++) {
+	next_batch(m, &bt[0], order, n, &i);
+	par_for(bt[0].n, par_workers(m->workers, bt[0].n), build_one, &bt[0]);
+	while (bt[cur].n) {
+		struct batch *b = &bt[cur];
+		struct helper h = { .next = &bt[!cur], .n_done = bt[!cur].n_slots };
+		bool threaded = false;
+		pthread_t th;
+
+		next_batch(m, h.next, order, n, &i);
+		if (m->workers > 1)
+			threaded = pthread_create(&th, NULL, help, &h) == 0;
+		if (!threaded)
+			help(&h);
+		for (uint32_t k = b->base; k < b->base + b->n_slots; k++) {
 			if (m->copy_of[m->tree[k].dest] != VL_INF)
-				continue; /* commit() wrote it with its host's */
+				continue; /* write_rows() writes it with its host's */
 			vl_tree_place(m, &m->tree[k]);
 			commit(m, &m->tree[k]);
 		}
-		done += b.n_slots;
+		if (threaded)
+			pthread_join(th, NULL);
+		done += b->n_slots;
 		progress(m, done, total, &last);
+		cur = !cur;
 	}
+	/* The last batch's rows (the other batch is empty). */
+	write_rows(m, &m->tree[bt[!cur].base], bt[!cur].n_slots);
 }
 
 /* Layers used become SLs 0, 1, ... in layer order; SL i travels on VL i. */

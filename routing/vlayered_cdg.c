@@ -2,22 +2,28 @@
 /*
  * One channel dependency graph per layer, kept acyclic as dependencies are
  * added one at a time. Each layer keeps a topological order of its channels
- * (Pearce and Kelly, "A dynamic topological sort algorithm for directed
- * acyclic graphs", JEA 2006): a dependency that goes forward in the order is
- * free; one that goes backward searches only the channels between its two
- * ends, finds the cycle it would close or reorders just that stretch. Taking
- * dependencies out never invalidates an order, so undoing a failed attempt
- * clears bits and nothing else. Nue (Domke et al., HPDC 2016) needs the
- * same question answered ("does this dependency close a cycle?") and answers
- * it by search in the graph; the order answers most of them in O(1).
+ * (after Pearce and Kelly, "A dynamic topological sort algorithm for
+ * directed acyclic graphs", JEA 2006): a dependency that goes forward in the
+ * order is free; one that goes backward searches only the channels between
+ * its two ends, finds the cycle it would close or moves channels so it goes
+ * forward. Taking dependencies out never invalidates an order, so undoing a
+ * failed attempt clears bits and nothing else. Nue (Domke et al., HPDC 2016)
+ * needs the same question answered ("does this dependency close a cycle?")
+ * and answers it by search in the graph; the order answers most of them in
+ * O(1).
  *
  * What the searches cost is most of the engine's time, so: the two searches
- * take turns a step at a time and stop where they meet (a cycle is found
- * near its ends, not after the whole cone of one side); they walk the set
- * bits of a word of dependencies rather than testing each; a refused
- * dependency is remembered (nogo) and refused at once the next time, for
- * as long as the dependencies that refused it stay; and the reordered
- * places are sorted by a scan of the stretch when it is short.
+ * (forward from b, backward from a) take turns a step at a time, depth
+ * first, and stop where they meet (a cycle) or as soon as one of them has
+ * found all of its side; only that side then moves, into the gap beside
+ * the other end (places are 64-bit numbers with gaps between them, spread
+ * out again in the rare case a gap is full), so a check costs the smaller
+ * of the two cones rather than both and the stretch between them. They
+ * walk the set bits of a word of dependencies rather than testing each; a
+ * refused dependency is remembered (nogo) and refused at once the next
+ * time, for as long as the dependencies that refused it stay. Whether a
+ * dependency closes a cycle does not depend on the order kept, so neither
+ * does any route.
  *
  * Every layer starts from the same order: up channels before down ones, up
  * channels by descending, down by ascending up/down order of the switch they
@@ -30,12 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cleanup.h"
 #include "vlayered_priv.h"
-
-static bool bit_get(const uint8_t *d, uint32_t b)
-{
-	return d[b / 8] & (1u << (b % 8));
-}
 
 static void bit_set(uint8_t *d, uint32_t b)
 {
@@ -57,19 +59,26 @@ static uint64_t bits_at(const uint8_t *d, uint32_t b, uint32_t n)
 	return n < 64 ? w & ((1ull << n) - 1) : w;
 }
 
-/* Sort keys ascending: qsort's callback per comparison was a third of the
- * engine's time; reorder() sorts often, mostly a few dozen keys. */
-static void sort_u64(uint64_t *k, uint32_t n)
+/* Channels (low 32 bits) by their places (the high 64): the keys of a
+ * move, mostly a few dozen. qsort's callback per comparison was a third of
+ * the engine's time. */
+struct vl_key {
+	uint64_t place;
+	uint32_t c;
+};
+
+static void sort_keys(struct vl_key *k, uint32_t n)
 {
 	while (n > 16) {
-		uint64_t p = k[n / 2], t;
+		uint64_t p = k[n / 2].place;
+		struct vl_key t;
 		uint32_t i = 0, j = n - 1;
 
 		/* Hoare partition around the middle key. */
 		for (;;) {
-			while (k[i] < p)
+			while (k[i].place < p)
 				i++;
-			while (k[j] > p)
+			while (k[j].place > p)
 				j--;
 			if (i >= j)
 				break;
@@ -78,18 +87,18 @@ static void sort_u64(uint64_t *k, uint32_t n)
 		}
 		/* Recurse into the smaller side, loop on the larger. */
 		if (j + 1 < n - j - 1) {
-			sort_u64(k, j + 1);
+			sort_keys(k, j + 1);
 			k += j + 1, n -= j + 1;
 		} else {
-			sort_u64(k + j + 1, n - j - 1);
+			sort_keys(k + j + 1, n - j - 1);
 			n = j + 1;
 		}
 	}
 	for (uint32_t i = 1; i < n; i++) {
-		uint64_t v = k[i];
+		struct vl_key v = k[i];
 		uint32_t j = i;
 
-		for (; j > 0 && k[j - 1] > v; j--)
+		for (; j > 0 && k[j - 1].place > v.place; j--)
 			k[j] = k[j - 1];
 		k[j] = v;
 	}
@@ -118,19 +127,14 @@ static int cmp_start(const void *a, const void *b, void *ctx)
  * edge of a's head), and bit rch_off[b] + i in rdep (rev[a] is the i-th
  * edge of b's tail), so both searches walk set bits only.
  */
-static uint32_t dep_bit(const struct vl *m, uint32_t a, uint32_t b)
-{
-	return m->ch_off[a] + (b - m->adj_off[vl_head(m, a)]);
-}
-
 static uint32_t rdep_bit(const struct vl *m, uint32_t a, uint32_t b)
 {
-	return m->rch_off[b] + (m->rev[a] - m->adj_off[m->tail[b]]);
+	return m->rdep_base[b] + m->rev[a];
 }
 
 static void dep_set(struct vl *m, struct vl_layer *L, uint32_t a, uint32_t b)
 {
-	bit_set(L->dep, dep_bit(m, a, b));
+	bit_set(L->dep, vl_dep_bit(m, a, b));
 	bit_set(L->rdep, rdep_bit(m, a, b));
 }
 
@@ -146,26 +150,48 @@ static void fill_escape(struct vl *m, struct vl_layer *L)
 	}
 }
 
+/* Places spread evenly along the order again: a gap was full. */
+static void spread(struct vl *m, struct vl_layer *L)
+{
+	uint64_t p = 0;
+
+	for (uint32_t c = L->next[m->n_ch]; c != m->n_ch; c = L->next[c])
+		L->pos[c].place = p += m->gap;
+	m->respreads++;
+}
+
 int vl_cdg_init(struct vl *m)
 {
 	size_t n = (size_t)m->n_ch + 1, bytes = (size_t)m->ch_off[m->n_ch] / 8 + 9;
+	_cleanup_free_ uint32_t *at = malloc(n * sizeof(*at));
 
 	m->rch_off = malloc(n * sizeof(*m->rch_off));
-	m->stk = malloc(n * sizeof(*m->stk));
+	m->dep_base = malloc(n * sizeof(*m->dep_base));
+	m->rdep_base = malloc(n * sizeof(*m->rdep_base));
 	m->fw = malloc(n * sizeof(*m->fw));
 	m->bw = malloc(n * sizeof(*m->bw));
-	m->keys = malloc(2 * n * sizeof(*m->keys));
+	m->sf = malloc(n * sizeof(*m->sf));
+	m->sb = malloc(n * sizeof(*m->sb));
+	m->keys = malloc(n * sizeof(*m->keys));
 	m->undo = malloc(((size_t)m->n_sw + 1) * VL_LAYERS_MAX * sizeof(*m->undo));
 	m->undo_b = malloc(((size_t)m->n_sw + 1) * VL_LAYERS_MAX * sizeof(*m->undo_b));
 	m->undo_l = malloc(((size_t)m->n_sw + 1) * VL_LAYERS_MAX);
-	if (!m->rch_off || !m->stk || !m->fw || !m->bw || !m->keys || !m->undo ||
-	    !m->undo_b || !m->undo_l)
+	if (!at || !m->rch_off || !m->dep_base || !m->rdep_base || !m->fw || !m->bw || !m->sf || !m->sb || !m->keys ||
+	    !m->undo || !m->undo_b || !m->undo_l)
 		return -ENOMEM;
 	/* As many bits as dep: every switch heads and tails deg channels. */
 	m->rch_off[0] = 0;
 	for (uint32_t e = 0; e < m->n_ch; e++)
 		m->rch_off[e + 1] = m->rch_off[e] + m->adj_off[m->tail[e] + 1] -
 				    m->adj_off[m->tail[e]];
+	for (uint32_t e = 0; e < m->n_ch; e++) {
+		m->dep_base[e] = m->ch_off[e] - m->adj_off[vl_head(m, e)];
+		m->rdep_base[e] = m->rch_off[e] - m->adj_off[m->tail[e]];
+	}
+	for (uint32_t e = 0; e < m->n_ch; e++)
+		at[e] = e;
+	qsort_r(at, m->n_ch, sizeof(*at), cmp_start, m);
+	m->gap = UINT64_MAX / ((uint64_t)m->n_ch + 2);
 	for (unsigned l = 0; l < m->n_layers; l++) {
 		struct vl_layer *L = &m->layer[l];
 
@@ -173,19 +199,21 @@ int vl_cdg_init(struct vl *m)
 		L->rdep = calloc(bytes, 1);
 		L->nogo = calloc(bytes, 1);
 		L->pos = calloc(n, sizeof(*L->pos));
-		L->at = malloc(n * sizeof(*L->at));
-		if (!L->dep || !L->rdep || !L->nogo || !L->pos || !L->at)
+		L->next = malloc(n * sizeof(*L->next));
+		L->prev = malloc(n * sizeof(*L->prev));
+		if (!L->dep || !L->rdep || !L->nogo || !L->pos || !L->next || !L->prev)
 			return -ENOMEM;
-		if (l == 0) {
-			for (uint32_t e = 0; e < m->n_ch; e++)
-				L->at[e] = e;
-			qsort_r(L->at, m->n_ch, sizeof(*L->at), cmp_start, m);
-		} else {
-			memcpy(L->at, m->layer[0].at, (size_t)m->n_ch * sizeof(*L->at));
+		/* The list is a ring through n_ch, its head. */
+		for (uint32_t p = 0, c = m->n_ch; p <= m->n_ch; p++) {
+			uint32_t d = p < m->n_ch ? at[p] : m->n_ch;
+
+			L->next[c] = d;
+			L->prev[d] = c;
+			c = d;
 		}
-		for (uint32_t p = 0; p < m->n_ch; p++)
-			L->pos[L->at[p]].place = p;
+		spread(m, L);
 	}
+	m->respreads = 0;
 	fill_escape(m, &m->layer[m->esc]);
 	return 0;
 }
@@ -197,12 +225,16 @@ void vl_cdg_free(struct vl *m)
 		free(m->layer[l].rdep);
 		free(m->layer[l].nogo);
 		free(m->layer[l].pos);
-		free(m->layer[l].at);
+		free(m->layer[l].next);
+		free(m->layer[l].prev);
 	}
 	free(m->rch_off);
-	free(m->stk);
+	free(m->dep_base);
+	free(m->rdep_base);
 	free(m->fw);
 	free(m->bw);
+	free(m->sf);
+	free(m->sb);
 	free(m->keys);
 	free(m->undo);
 	free(m->undo_b);
@@ -211,16 +243,16 @@ void vl_cdg_free(struct vl *m)
 }
 
 /*
- * One step of the search forward from b: the successors of fw[i] below ub
- * that are new join fw[]. Successors are the set bits of fw[i]'s stretch of
- * dep, a word at a time (testing each bit was a mispredicted branch per
- * edge, most of the engine's time). False if one is marked bw: it reaches
- * a, so a -> b would close a cycle.
+ * One step of the search forward: the successors of channel w placed
+ * before ub that are new join fw[] and the stack sf[]. Successors are the
+ * set bits of w's stretch of dep, a word at a time (testing each bit was a
+ * mispredicted branch per edge, most of the engine's time). False if one
+ * is marked bw: it reaches a, so a -> b would close a cycle.
  */
-static bool step_fwd(struct vl *m, struct vl_layer *L, uint32_t i, uint32_t *nf,
-		     uint32_t fw, uint32_t bw, uint32_t ub)
+static bool step_fwd(struct vl *m, struct vl_layer *L, uint32_t w, uint32_t *nf, uint32_t *tf,
+		     uint32_t fw, uint32_t bw, uint64_t ub)
 {
-	uint32_t w = m->fw[i], h = vl_head(m, w), first = m->adj_off[h];
+	uint32_t h = vl_head(m, w), first = m->adj_off[h];
 	uint32_t deg = m->adj_off[h + 1] - first;
 
 	for (uint32_t k = 0; k < deg; k += VL_WORD) {
@@ -229,23 +261,25 @@ static bool step_fwd(struct vl *m, struct vl_layer *L, uint32_t i, uint32_t *nf,
 
 		for (; bits; bits &= bits - 1) {
 			uint32_t x = first + k + (uint32_t)__builtin_ctzll(bits);
+			struct vl_place *px = &L->pos[x];
 
-			if (L->pos[x].mark == bw)
+			if (px->mark == bw)
 				return false;
-			if (L->pos[x].mark == fw || L->pos[x].place > ub)
+			if (px->mark == fw || px->place > ub)
 				continue;
-			L->pos[x].mark = fw;
+			px->mark = fw;
 			m->fw[(*nf)++] = x;
+			m->sf[(*tf)++] = x;
 		}
 	}
 	return true;
 }
 
-/* The same backwards from a, predecessors above lb, by rdep. */
-static bool step_back(struct vl *m, struct vl_layer *L, uint32_t i, uint32_t *nb,
-		      uint32_t fw, uint32_t bw, uint32_t lb)
+/* The same backwards from w, predecessors placed after lb, by rdep. */
+static bool step_back(struct vl *m, struct vl_layer *L, uint32_t w, uint32_t *nb, uint32_t *tb,
+		      uint32_t fw, uint32_t bw, uint64_t lb)
 {
-	uint32_t w = m->bw[i], t = m->tail[w], first = m->adj_off[t];
+	uint32_t t = m->tail[w], first = m->adj_off[t];
 	uint32_t deg = m->adj_off[t + 1] - first;
 
 	for (uint32_t k = 0; k < deg; k += VL_WORD) {
@@ -255,91 +289,98 @@ static bool step_back(struct vl *m, struct vl_layer *L, uint32_t i, uint32_t *nb
 		for (; bits; bits &= bits - 1) {
 			/* The channel into t from the far end of t's edge. */
 			uint32_t p = m->rev[first + k + (uint32_t)__builtin_ctzll(bits)];
+			struct vl_place *pp = &L->pos[p];
 
-			if (L->pos[p].mark == fw)
+			if (pp->mark == fw)
 				return false;
-			if (L->pos[p].mark == bw || L->pos[p].place < lb)
+			if (pp->mark == bw || pp->place < lb)
 				continue;
-			L->pos[p].mark = bw;
+			pp->mark = bw;
 			m->bw[(*nb)++] = p;
+			m->sb[(*tb)++] = p;
 		}
 	}
 	return true;
 }
+
+enum { VL_CYCLE, VL_FW_WHOLE, VL_BW_WHOLE };
 
 /*
  * Pearce-Kelly's two searches for a -> b (b placed before a): channels
  * reachable from b up to a's place into fw[], channels reaching a down to
- * b's place into bw[], a step of each in turn. If they meet, b reaches a:
- * false, a cycle. Taking turns finds a cycle after a few steps of the
- * shorter side, where one search after the other explored the whole cone
- * of b first (the failing checks were half the searching).
+ * b's place into bw[], taking turns a step at a time, each depth first.
+ * If they meet, b reaches a: a cycle. Else the first to run out has found
+ * all its side (the other need not finish: only that side moves). Taking
+ * turns finds a cycle after a few steps of the shorter side, and stopping
+ * at the first side done costs the smaller cone rather than both.
  */
-static bool search(struct vl *m, struct vl_layer *L, uint32_t a, uint32_t b, uint32_t *nf,
-		   uint32_t *nb, uint32_t fw, uint32_t bw)
+static int search(struct vl *m, struct vl_layer *L, uint32_t a, uint32_t b, uint32_t *nf,
+		  uint32_t *nb, uint32_t fw, uint32_t bw)
 {
-	uint32_t hf = 0, hb = 0, lb = L->pos[b].place, ub = L->pos[a].place;
+	uint64_t lb = L->pos[b].place, ub = L->pos[a].place;
+	uint32_t tf = 1, tb = 1;
 
 	*nf = *nb = 1;
-	m->fw[0] = b;
+	m->fw[0] = m->sf[0] = b;
 	L->pos[b].mark = fw;
-	m->bw[0] = a;
+	m->bw[0] = m->sb[0] = a;
 	L->pos[a].mark = bw;
-	while (hf < *nf || hb < *nb) {
-		if (hf < *nf && !step_fwd(m, L, hf++, nf, fw, bw, ub))
-			return false;
-		if (hb < *nb && !step_back(m, L, hb++, nb, fw, bw, lb))
-			return false;
+	for (;;) {
+		if (!step_fwd(m, L, m->sf[--tf], nf, &tf, fw, bw, ub))
+			return VL_CYCLE;
+		if (!tf)
+			return VL_FW_WHOLE;
+		if (!step_back(m, L, m->sb[--tb], nb, &tb, fw, bw, lb))
+			return VL_CYCLE;
+		if (!tb)
+			return VL_BW_WHOLE;
 	}
-	return true;
+}
+
+static void unlink_ch(struct vl_layer *L, uint32_t c)
+{
+	L->next[L->prev[c]] = L->next[c];
+	L->prev[L->next[c]] = L->prev[c];
 }
 
 /*
- * The found channels take the same places, those reaching a first, each
- * group in its old order. Their places are sorted by a scan of the order
- * between the two ends when that stretch is short next to the channels
- * found (marked fw and bw), else by sorting.
+ * Move the n channels of set[] (in their old order) into the gap right
+ * after channel `after` (the list's head: the start). Channels a search
+ * found whole may move so: all of b's successors before a go right after
+ * a, or all of a's predecessors after b right before b, and every
+ * dependency still goes forward.
  */
-static void reorder(struct vl *m, struct vl_layer *L, uint32_t nb, uint32_t nf, uint32_t fw,
-		    uint32_t lb, uint32_t ub)
+static void move(struct vl *m, struct vl_layer *L, const uint32_t *set, uint32_t n, uint32_t after)
 {
-	uint64_t *kb = m->keys, *kf = m->keys + nb;
-	uint32_t i = 0, jb = 0, jf = 0;
+	struct vl_key *k = m->keys;
+	uint64_t lo, hi, step;
 
-	if (ub - lb < 8 * (nb + nf)) {
-		for (uint32_t p = lb; p <= ub; p++) {
-			uint32_t c = L->at[p];
-
-			if (L->pos[c].mark == fw)
-				kf[jf++] = c;
-			else if (L->pos[c].mark == m->stamp)
-				kb[jb++] = c;
-			else
-				continue;
-			m->stk[i++] = p;
-		}
-	} else {
-		for (uint32_t k = 0; k < nb; k++)
-			kb[k] = (uint64_t)L->pos[m->bw[k]].place << 32 | m->bw[k];
-		for (uint32_t k = 0; k < nf; k++)
-			kf[k] = (uint64_t)L->pos[m->fw[k]].place << 32 | m->fw[k];
-		sort_u64(kb, nb);
-		sort_u64(kf, nf);
-		/* The places, merged in order, into stk[]. */
-		while (jb < nb || jf < nf) {
-			if (jf == nf || (jb < nb && kb[jb] < kf[jf]))
-				m->stk[i++] = (uint32_t)(kb[jb++] >> 32);
-			else
-				m->stk[i++] = (uint32_t)(kf[jf++] >> 32);
-		}
+	for (uint32_t i = 0; i < n; i++) {
+		k[i] = (struct vl_key){ .place = L->pos[set[i]].place, .c = set[i] };
+		unlink_ch(L, set[i]);
 	}
-	for (uint32_t k = 0; k < nb + nf; k++) {
-		uint32_t c = k < nb ? (uint32_t)kb[k] : (uint32_t)kf[k - nb];
+	sort_keys(k, n);
+	for (;;) {
+		uint32_t nx = L->next[after];
 
-		L->pos[c].place = m->stk[k];
-		L->at[m->stk[k]] = c;
+		lo = after == m->n_ch ? 0 : L->pos[after].place;
+		hi = nx == m->n_ch ? UINT64_MAX : L->pos[nx].place;
+		step = (hi - lo) / ((uint64_t)n + 1);
+		if (step)
+			break;
+		spread(m, L);
 	}
-	m->pk_moves += nb + nf;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = k[i].c, nx = L->next[after];
+
+		L->pos[c].place = lo += step;
+		L->prev[c] = after;
+		L->next[c] = nx;
+		L->next[after] = c;
+		L->prev[nx] = c;
+		after = c;
+	}
+	m->pk_moves += n;
 }
 
 /* A fresh mark for a search. */
@@ -352,11 +393,6 @@ static uint32_t new_stamp(struct vl *m)
 		m->stamp = 1;
 	}
 	return m->stamp;
-}
-
-bool vl_dep_refused(const struct vl *m, const struct vl_layer *L, uint32_t a, uint32_t b)
-{
-	return bit_get(L->nogo, dep_bit(m, a, b));
 }
 
 /*
@@ -387,23 +423,25 @@ static void refuse(struct vl *m, struct vl_layer *L, uint32_t bit)
 	bit_set(L->nogo, bit);
 }
 
-bool vl_dep_add(struct vl *m, struct vl_layer *L, uint32_t a, uint32_t b)
+bool vl_dep_add_new(struct vl *m, struct vl_layer *L, uint32_t a, uint32_t b)
 {
-	uint32_t bit = dep_bit(m, a, b), nf = 0, nb;
+	uint32_t bit = vl_dep_bit(m, a, b), nf = 0, nb;
 
-	if (bit_get(L->dep, bit))
-		return true;
-	if (bit_get(L->nogo, bit))
-		return false;
 	if (L->pos[a].place > L->pos[b].place) {
 		/* Two marks, one per search (a wrap clears all marks first). */
 		uint32_t fw = new_stamp(m), bw = new_stamp(m);
 
-		if (!search(m, L, a, b, &nf, &nb, fw, bw)) {
+		switch (search(m, L, a, b, &nf, &nb, fw, bw)) {
+		case VL_CYCLE:
 			refuse(m, L, bit);
 			return false;
+		case VL_FW_WHOLE:
+			move(m, L, m->fw, nf, a);
+			break;
+		default:
+			move(m, L, m->bw, nb, L->prev[b]);
+			break;
 		}
-		reorder(m, L, nb, nf, fw, L->pos[b].place, L->pos[a].place);
 	}
 	dep_set(m, L, a, b);
 	m->undo_l[m->n_undo] = (uint8_t)(L - m->layer);
@@ -418,7 +456,7 @@ void vl_dep_undo(struct vl *m, uint32_t n)
 		struct vl_layer *L = &m->layer[m->undo_l[--m->n_undo]];
 		uint32_t a = m->undo[m->n_undo], b = m->undo_b[m->n_undo];
 
-		bit_clear(L->dep, dep_bit(m, a, b));
+		bit_clear(L->dep, vl_dep_bit(m, a, b));
 		bit_clear(L->rdep, rdep_bit(m, a, b));
 	}
 	/* Refusals noted at a longer log are taken back with it (at only

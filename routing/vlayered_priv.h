@@ -27,6 +27,8 @@
  * link loads as they stood before the batch. A constant, so the tables do
  * not depend on the number of threads. */
 #define VL_BATCH 32
+/* Trees a batch may need: VL_BATCH, or one port's 2^LMC LIDs. */
+#define VL_SLOTS (VL_BATCH + 128)
 /* Dependency bits read at once in the searches (bits_at shifts by up to 7). */
 #define VL_WORD 56
 
@@ -42,11 +44,15 @@ struct vl_layer {
 	uint8_t *nogo;
 	/* A channel's place in a topological order of the channels, and the
 	 * searches' mark, side by side: a search reads both, a cache miss
-	 * each when apart. at[] is the order itself. */
+	 * each when apart. Places have gaps between them, so a reorder moves
+	 * only the channels one search found into the gap beside the other
+	 * end; next/prev ([n_ch + 1], n_ch the list's head) is the order
+	 * itself, to find that gap and to spread the places when one is full. */
 	struct vl_place {
-		uint32_t place, mark;
+		uint64_t place;
+		uint32_t mark, pad;
 	} *pos;
-	uint32_t *at;
+	uint32_t *next, *prev;
 	bool used;
 };
 
@@ -58,6 +64,13 @@ struct vl_tree {
 	uint32_t *nx;            /* edge to the next hop (VL_INF at dsw and unreached) */
 	uint32_t *dist;          /* hops to dsw, VL_INF unreached */
 	uint32_t *order;         /* reached switches, parents before children */
+	/* The LID's column of the LFTs and of the SLs, kept until the batch is
+	 * written row by row (a column at a time was a cache miss per cell). */
+	uint8_t *port, *sl;
+	/* [2 * n_sw] s's edges one hop nearer, in port order (its shortest
+	 * next hops), are near[near_at[2s] .. near_at[2s + 1] - 1]: found in
+	 * the BFS, which runs in parallel, not again per switch in pass 2. */
+	uint32_t *near_at, *near;
 };
 
 /* A dependency refused while the undo log held at entries (vlayered_cdg.c). */
@@ -81,6 +94,10 @@ struct vl {
 	uint8_t *adj_port;
 	uint32_t *ch_off; /* [n_ch + 1] first dependency bit of each channel */
 	uint32_t *rch_off; /* [n_ch + 1] the same in rdep */
+	/* [n_ch] the same less the first edge's number: the bit of a -> b is
+	 * dep_base[a] + b in dep, rdep_base[b] + rev[a] in rdep (mod 2^32),
+	 * one load where the checks made three. */
+	uint32_t *dep_base, *rdep_base;
 	uint32_t *hosts;  /* [sw] host ports linked to it */
 	uint64_t *load;   /* [n_ch] host routes over the channel so far */
 	/* The escape order: up/down over BFS ranks from one root per piece. */
@@ -88,9 +105,11 @@ struct vl {
 	uint32_t *dn, *len, *cnt; /* [n_sw + 1] escape tree scratch */
 	uint8_t n_layers, esc; /* layers allowed; the escape layer is the last */
 	struct vl_layer layer[VL_LAYERS_MAX];
-	/* Incremental order scratch. */
-	uint32_t stamp, *stk, *fw, *bw;
-	uint64_t *keys;
+	/* Incremental order scratch: the channels each search found, its
+	 * stack of those still to step from, sort keys. */
+	uint32_t stamp, *fw, *bw, *sf, *sb;
+	struct vl_key *keys;
+	uint64_t gap; /* between places when spread out */
 	/* Dependency bits (and their layers) set for the tree under way. */
 	uint32_t *undo, *undo_b, n_undo; /* a -> b */
 	uint8_t *undo_l;
@@ -105,11 +124,12 @@ struct vl {
 	uint32_t *settled, *wait; /* [n_sw] switches routed, and waiting, in turn */
 	uint64_t *w, *cost;
 	uint8_t *in_l, *sl;
-	/* Trees of the batch and per worker scratch. */
-	struct vl_tree tree[VL_BATCH + 128];
+	/* Trees of two batches: the one being placed, and the next one
+	 * being built (VL_SLOTS each, from tree[0] and tree[VL_SLOTS]). */
+	struct vl_tree tree[2 * VL_SLOTS];
 	unsigned workers;
 	/* What why says. */
-	uint64_t escapes, pk_moves, detours;
+	uint64_t escapes, pk_moves, respreads, detours;
 };
 
 static inline uint32_t vl_head(const struct vl *m, uint32_t e)
@@ -130,12 +150,41 @@ void vl_escape_tree(struct vl *m, struct vl_tree *t);
 /* Layers: allocate, order, and fill the escape layer. -ENOMEM. */
 int vl_cdg_init(struct vl *m);
 void vl_cdg_free(struct vl *m);
-/* Add "channel a feeds channel b" to layer L; false if that closes a cycle. */
-bool vl_dep_add(struct vl *m, struct vl_layer *L, uint32_t a, uint32_t b);
+/* vl_dep_add()'s search, for a dependency neither in L nor refused there. */
+bool vl_dep_add_new(struct vl *m, struct vl_layer *L, uint32_t a, uint32_t b);
 /* The tree's dependencies stay: empty the undo log. */
 void vl_dep_keep(struct vl *m);
+
+static inline bool vl_bit_get(const uint8_t *d, uint32_t b)
+{
+	return d[b / 8] & (1u << (b % 8));
+}
+
+/* The bit of dependency a -> b in a layer's dep and nogo. */
+static inline uint32_t vl_dep_bit(const struct vl *m, uint32_t a, uint32_t b)
+{
+	return m->dep_base[a] + b;
+}
+
 /* Was a -> b refused in layer L before (vl_dep_add would say no at once)? */
-bool vl_dep_refused(const struct vl *m, const struct vl_layer *L, uint32_t a, uint32_t b);
+static inline bool vl_dep_refused(const struct vl *m, const struct vl_layer *L, uint32_t a,
+				  uint32_t b)
+{
+	return vl_bit_get(L->nogo, vl_dep_bit(m, a, b));
+}
+
+/* Add "channel a feeds channel b" to layer L; false if that closes a cycle.
+ * Inline for the common answers (already there, refused before). */
+static inline bool vl_dep_add(struct vl *m, struct vl_layer *L, uint32_t a, uint32_t b)
+{
+	uint32_t bit = vl_dep_bit(m, a, b);
+
+	if (vl_bit_get(L->dep, bit))
+		return true;
+	if (vl_bit_get(L->nogo, bit))
+		return false;
+	return vl_dep_add_new(m, L, a, b);
+}
 /* Take back the dependencies set since the undo log held n entries. */
 void vl_dep_undo(struct vl *m, uint32_t n);
 

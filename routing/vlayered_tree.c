@@ -3,7 +3,8 @@
  * One LID's routes, in two passes.
  *
  * Pass 1 (in parallel over a batch of destinations): a BFS from the LID's
- * switch, so every switch knows its fewest hops and its place in BFS order.
+ * switch, so every switch knows its fewest hops, its place in BFS order
+ * and its edges one hop nearer (the candidates of pass 2).
  *
  * Pass 2 (in LID order, one LID at a time, against the loads as they are):
  * switches are settled nearest first. Each takes, among its next hops one
@@ -47,7 +48,7 @@ void vl_tree_build(struct vl *m, uint32_t slot, uint32_t dest)
 
 	for (uint32_t k = 0; k < d->nlids; k++) {
 		struct vl_tree *t = &m->tree[slot + k];
-		uint32_t head = 0, tail = 1;
+		uint32_t head = 0, tail = 1, n_near = 0;
 
 		t->lid = d->lid + k;
 		t->dsw = d->sw;
@@ -59,17 +60,23 @@ void vl_tree_build(struct vl *m, uint32_t slot, uint32_t dest)
 		memset(t->nx, 0xff, (size_t)m->n_sw * sizeof(*t->nx));
 		t->order[0] = t->dsw;
 		t->dist[t->dsw] = 0;
+		/* When s leaves the queue every switch one hop nearer has its
+		 * distance: s's nearer edges are known then, in port order. */
 		while (head < tail) {
-			uint32_t s = t->order[head++];
+			uint32_t s = t->order[head++], ds = t->dist[s];
 
+			t->near_at[2 * s] = n_near;
 			for (uint32_t e = m->adj_off[s]; e < m->adj_off[s + 1]; e++) {
 				uint32_t y = m->adj_nbr[e];
 
-				if (t->dist[y] != VL_INF)
-					continue;
-				t->dist[y] = t->dist[s] + 1;
-				t->order[tail++] = y;
+				if (t->dist[y] == VL_INF) {
+					t->dist[y] = ds + 1;
+					t->order[tail++] = y;
+				} else if (t->dist[y] + 1 == ds) {
+					t->near[n_near++] = e;
+				}
 			}
+			t->near_at[2 * s + 1] = n_near;
 		}
 		t->n_reach = tail;
 	}
@@ -89,14 +96,15 @@ static uint32_t candidates(const struct vl *m, const struct vl_tree *t, uint32_t
 			   uint32_t *cand, bool detour)
 {
 	uint64_t wt[SUBNET_MAX_PORTS + 1];
-	uint32_t n = 0;
+	uint32_t n = 0, j = t->near_at[2 * s], end = t->near_at[2 * s + 1];
 
-	for (uint32_t e = m->adj_off[s]; e < m->adj_off[s + 1]; e++) {
-		uint32_t i, y = vl_head(m, e);
+	if (detour)
+		j = m->adj_off[s], end = m->adj_off[s + 1];
+	for (; j < end; j++) {
+		uint32_t i, e = detour ? j : t->near[j], y = vl_head(m, e);
 		uint64_t w;
 
-		if (m->placed[y] != m->n_trees ||
-		    (detour ? t->dist[y] < t->dist[s] : t->dist[y] + 1 != t->dist[s]))
+		if (m->placed[y] != m->n_trees || (detour && t->dist[y] < t->dist[s]))
 			continue;
 		w = weight(m, t, e);
 		for (i = n; i > 0 && wt[i - 1] > w; i--) {
