@@ -204,6 +204,7 @@ static void ha_took_over(struct loomd *d)
 	int r;
 
 	ha_mirror_cancel(hm);
+	d->sw.takeover = true; /* the ports' LIDs, the old master's, before the map's */
 	if (!hm->have) {
 		log_info("SM: master in place of SM 0x%016" PRIx64 "; no mirror of its SA state "
 			 "(no fetch completed while standby): groups, services and subscriptions "

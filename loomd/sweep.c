@@ -86,7 +86,8 @@ static int plan_sweep(struct sweeper *s, struct subnet *sn, const struct disc_li
 	struct plan_opts po = { .engines = s->o.engines, .route = s->o.route,
 				.config = s->o.config, .vl_cap = qos_switch_vl_cap(sn, live),
 				.sm_port = plan_sm_port(sn, live->local_port),
-				.lid_cap = lid_switch_cap(sn, live) };
+				.lid_cap = lid_switch_cap(sn, live),
+				.lids_fabric_first = s->takeover };
 	char names[128], refused[1024];
 	int r;
 
@@ -280,6 +281,8 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 	s->plan = plan;
 	s->heavy++;
 	st->up = s->up = !st->why_not[0];
+	if (s->up)
+		s->takeover = false;
 	st->smps = txn_stats(s->x)->sent - sent0;
 	st->ms = (unsigned)(now_ms() - t0);
 	return 0;

@@ -65,6 +65,11 @@ struct sweeper {
 	unsigned pre_ms;
 	unsigned heavy, light; /* sweeps done */
 	bool up;               /* the last heavy sweep reached SUBNET UP */
+	/*
+	 * This SM took over a running subnet: until a heavy sweep reaches SUBNET
+	 * UP, the LIDs the ports hold (the old master's) win over the map's.
+	 */
+	bool takeover;
 };
 
 /* One sweep, as the summary line tells it. */

@@ -398,6 +398,12 @@ int lid_assign(struct subnet *sn, struct lid_map *m, uint8_t lmc, struct lid_rep
 int lid_assign_cap(struct subnet *sn, struct lid_map *m, uint8_t lmc, uint16_t cap,
 		   struct lid_report *rep)
 {
+	return lid_assign_order(sn, m, lmc, cap, false, rep);
+}
+
+int lid_assign_order(struct subnet *sn, struct lid_map *m, uint8_t lmc, uint16_t cap,
+		     bool fabric_first, struct lid_report *rep)
+{
 	_cleanup_free_ uint32_t *owner = malloc(NLIDS * sizeof(*owner));
 	_cleanup_free_ uint8_t *present = NULL;
 	struct assign a = { .sn = sn, .m = m, .rep = rep, .owner = owner, .cap = cap,
@@ -419,6 +425,8 @@ int lid_assign_cap(struct subnet *sn, struct lid_map *m, uint8_t lmc, uint16_t c
 		r = reserve_offline(&a, &present);
 	if (r < 0)
 		goto out;
+	if (fabric_first)
+		keep_pass(&a, HOW_FABRIC);
 	keep_pass(&a, HOW_MAP);
 	keep_pass(&a, HOW_FABRIC);
 	new_pass(&a);

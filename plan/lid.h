@@ -23,6 +23,7 @@
  * model (port .lid/.lmc) + map; map -> lid_map_save -> file.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -127,6 +128,15 @@ int lid_assign(struct subnet *sn, struct lid_map *m, uint8_t lmc, struct lid_rep
  */
 int lid_assign_cap(struct subnet *sn, struct lid_map *m, uint8_t lmc, uint16_t cap,
 		   struct lid_report *rep);
+/*
+ * The same with the model's LIDs first (fabric_first): a port keeps the LID
+ * the fabric gave it, if aligned, free and under cap, before the map is
+ * asked. For an SM that takes over a running subnet (IBA 14.4): the hosts
+ * hold the old master's LIDs, and a stale map must not move them. The map
+ * learns the kept LIDs (map_updates), so they hold from then on.
+ */
+int lid_assign_order(struct subnet *sn, struct lid_map *m, uint8_t lmc, uint16_t cap,
+		     bool fabric_first, struct lid_report *rep);
 /*
  * The cap for lid_assign_cap: the smallest SwitchInfo:LinearFDBCap of sn's
  * switches as discovery read it (switches that gave none are skipped); 0 if

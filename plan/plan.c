@@ -103,7 +103,7 @@ int plan_build(struct subnet *sn, struct lid_map *lids, const struct plan_opts *
 	struct plan p = { .config = o->config, .sm_port = o->sm_port };
 	int r;
 
-	r = lid_assign_cap(sn, lids, o->route.lmc, o->lid_cap, &rep->lids);
+	r = lid_assign_order(sn, lids, o->route.lmc, o->lid_cap, o->lids_fabric_first, &rep->lids);
 	if (r == -ENOSPC)
 		rep->lid_err = r;
 	else if (r < 0)

@@ -42,6 +42,7 @@ struct plan_opts {
 	const struct config *config;  /* loom.yaml; NULL: none (no partitions) */
 	uint32_t sm_port;             /* the SM's model port: MasterSMLID, partition member "self" */
 	uint16_t lid_cap;             /* no LID at or past it (lid_switch_cap); 0: no limit */
+	bool lids_fabric_first;       /* the fabric's LIDs before the map's (a takeover) */
 };
 
 /*

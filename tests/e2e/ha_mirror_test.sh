@@ -6,7 +6,9 @@
 # standby mirrors them; SIGKILL of the master: the new master installs the
 # mirror before its first sweep, so `saquery -g` (MGID, MLID), `saquery SR`
 # and `saquery IIR` asked of it list what the old master had, and dump_mfts
-# reads back the same MFTs on every switch (0 MFT blocks changed).
+# reads back the same MFTs on every switch (0 MFT blocks changed). B starts
+# with a stale guid2lid (every LID rotated): taking over a running subnet,
+# it keeps the LIDs the ports hold, and its map learns them.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
@@ -53,6 +55,21 @@ ha_conf B 5 "$POLL_MS"
 ha_loomd A "$HA"
 tap_check "A (priority 10): SUBNET UP" ha_wait_log A 'SUBNET UP' 60 ||
 	tap_diag "$(tail -n 5 "$tmp/A.log")"
+# Port GUID and LID of every port, as the SA's NodeRecords say.
+nr_lids() { # FILE
+	local g l
+	at "$HC" saquery 2>/dev/null | awk '/^[[:space:]]*lid\.+/ { l = $0; sub(/.*\.+/, "", l) }
+		/port_guid\.+/ { g = $0; sub(/.*\.+/, "", g); print g, l }' |
+		while read -r g l; do printf '%s %d\n' "$g" "$l"; done | sort -u >"$1"
+}
+nr_lids "$tmp/nr.before"
+tap_check "NodeRecords list the 7 ports with LIDs" test "$(wc -l <"$tmp/nr.before")" -eq 7 ||
+	tap_diag "$(cat "$tmp/nr.before")"
+# B's stale map: the same GUIDs, each with the next one's LID.
+mkdir -p "$tmp/B.state"
+awk '{ g[NR] = $1; l[NR] = $2 } END { for (i = 1; i <= NR; i++)
+	printf "%s 0x%04x 0x%04x\n\n", g[i], l[i % NR + 1], l[i % NR + 1] }' \
+	"$tmp/nr.before" >"$tmp/B.state/guid2lid"
 ha_loomd B "$HB"
 tap_check "B (priority 5): STANDBY" ha_wait_log B '-> STANDBY' 30 ||
 	tap_diag "$(tail -n 5 "$tmp/B.log")"
@@ -87,6 +104,12 @@ sleep 2
 tap_check "B's install refused no group and moved none" \
 	grep -q ' 0 moved, 0 refused' "$tmp/B.log"
 sa_state after
+nr_lids "$tmp/nr.after"
+tap_check "after the takeover: every port keeps its LID (B's stale map did not move one)" \
+	diff -u "$tmp/nr.before" "$tmp/nr.after"
+awk '/^0x/ { print $1, $2 }' "$tmp/B.state/guid2lid" |
+	while read -r g l; do printf '%s %d\n' "$g" "$l"; done | sort >"$tmp/B.map"
+tap_check "... and B's guid2lid learned them" diff -u "$tmp/nr.before" "$tmp/B.map"
 for what in "groups (MGID, MLID)" "services (ServiceID, name)" "subs (subscriber, trap)"; do
 	tap_check "after the takeover: the SA lists the same $what" \
 		diff -u "$tmp/before.${what%% *}" "$tmp/after.${what%% *}"

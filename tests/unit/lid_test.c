@@ -150,6 +150,46 @@ static void test_map_first(void **state)
 	lid_map_free(m);
 }
 
+/*
+ * A takeover (fabric_first): the model's LIDs, as the old master gave them,
+ * beat a stale map; the map learns them, so the next sweep keeps them too.
+ */
+static void test_fabric_first(void **state)
+{
+	struct subnet *sn = rfx_load("ft2-k8.topo"), *ref;
+	struct lid_map *m = lfx_map_new();
+	uint32_t ca[32], sw[12], nca = 32;
+	struct lid_report rep = { .msgs.limit = LID_MAX_MSGS };
+	uint16_t lid;
+	uint8_t lmc;
+
+	(void)state;
+	assert_int_equal(lfx_assign(sn, m, 2, &rep), 0);
+	lid_report_free(&rep);
+	ft2_ports(sn, ca, sw);
+	/* The fabric holds the CAs' LIDs rotated: what another master gave them. */
+	ref = lfx_copy_model(sn, false, 0);
+	for (uint32_t j = 0; j < nca; j++)
+		sn->port[ca[j]].lid = ref->port[ca[(j + 1) % nca]].lid;
+	subnet_free(ref);
+	ref = lfx_copy_model(sn, false, 0);
+	assert_int_equal(lid_assign_order(sn, m, 2, 0, true, &rep), 0);
+	assert_int_equal(rep.kept_fabric, FT2_PORTS);
+	assert_int_equal(rep.changed, 0);
+	assert_int_equal(lfx_same_lids(ref, sn), FT2_PORTS);
+	assert_int_equal(lid_map_get(m, sn->port[ca[0]].guid, &lid, &lmc), 0);
+	assert_int_equal(lid, sn->port[ca[0]].lid);
+	lid_report_free(&rep);
+	/* The next sweep, map first: the same LIDs. */
+	assert_int_equal(lfx_assign(sn, m, 2, &rep), 0);
+	assert_int_equal(rep.changed, 0);
+	assert_int_equal(lfx_same_lids(ref, sn), FT2_PORTS);
+	lid_report_free(&rep);
+	subnet_free(sn);
+	subnet_free(ref);
+	lid_map_free(m);
+}
+
 /* Without a map the model's LIDs beat the lowest free; offline entries beat both. */
 static void test_model_lids(void **state)
 {
@@ -312,6 +352,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stable, lfx_setup_dir, lfx_teardown_dir),
 		cmocka_unit_test(test_map_first),
 		cmocka_unit_test(test_model_lids),
+		cmocka_unit_test(test_fabric_first),
 		cmocka_unit_test(test_map_lost),
 		cmocka_unit_test(test_offline_node),
 	};
