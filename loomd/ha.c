@@ -49,7 +49,13 @@ static int own_model(struct ha *h)
 	int r;
 
 	r = disc_run(h->x, &sn, &live, &rep);
-	h->clean = rep.timeouts + rep.errors + rep.conflicts == 0;
+	/*
+	 * Reused by the first heavy sweep only when discovery had nothing to
+	 * say: otherwise that sweep discovers again and reports it (a duplicate
+	 * GUID, say) where the operator looks, in its own lines.
+	 */
+	h->clean = rep.timeouts + rep.errors + rep.conflicts == 0 && !rep.msgs.n &&
+		   !rep.msgs.dropped;
 	disc_report_free(&rep);
 	if (r < 0) {
 		log_warn("SM: discovery (to find the other SMs) failed: %s; trying again in %" PRIu64

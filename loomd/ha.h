@@ -26,7 +26,7 @@ struct ha {
 	struct subnet *sn;
 	struct disc_live live;
 	uint32_t me;            /* our port in sn */
-	bool clean;             /* sn: every node answered, nothing contradicted */
+	bool clean;             /* sn: every node answered, discovery had nothing to report */
 	uint64_t disc_smps;     /* the last ha_discover's SMPs and time */
 	unsigned disc_ms;
 	uint64_t poll_us;       /* sm.poll-interval */
