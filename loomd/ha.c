@@ -262,6 +262,26 @@ int ha_send_ctrl(struct ha *h, const struct subnet *sn, const struct disc_live *
 	return r;
 }
 
+int ha_send_trap144(struct ha *h)
+{
+	uint32_t p = h->sn ? subnet_find_port_guid(h->sn, h->sm.peer.guid) : SUBNET_NONE;
+	uint8_t mad[MAD_SIZE];
+	uint16_t lid;
+	int r;
+
+	if (p == SUBNET_NONE || !h->sn->port[p].lid || !h->sn->port[h->me].lid)
+		return -ENOENT;
+	lid = h->sn->port[h->me].lid;
+	smp_make_trap144(0x0144000000000000ULL | ++h->trap144_sent, lid,
+			 h->live.port[h->me].have_pi ? h->live.port[h->me].pi.cap_mask : 0,
+			 SMP_TRAP144_SM_PRIORITY, mad);
+	r = txn_send_raw(h->x, mad, MAD_SIZE, &(struct mad_addr){ .lid = h->sn->port[p].lid });
+	log_info("SM: trap 144 (SM priority) to master SM 0x%016" PRIx64 " at LID %u, so that it "
+		 "finds this SM, which outranks it: %s", h->sm.peer.guid, h->sn->port[p].lid,
+		 r < 0 ? strerror(-r) : "sent");
+	return r;
+}
+
 unsigned ha_set_received(struct ha *h, uint32_t ctrl, const struct smp_sm_info *sender)
 {
 	log_info("SM: SMInfo Set %u from SM 0x%016" PRIx64 " (priority %u, %s)", ctrl,

@@ -34,6 +34,7 @@ struct ha {
 	uint64_t ack_due_us;    /* master handing over: the ACKNOWLEDGE is due by then */
 	uint64_t lost_us;       /* when the last poll before a takeover was missed */
 	uint64_t polls, poll_missed;
+	uint64_t trap144_sent;  /* traps 144 sent to a master we outrank */
 	/* The other SMs as a master's last look read them (SMInfoRecords list them). */
 	struct smp_sm_info others[HA_OTHERS];
 	unsigned n_others;
@@ -56,6 +57,12 @@ static inline uint64_t ha_confirm_us(const struct ha *h)
 {
 	return h->poll_us / 4 > 100000 ? h->poll_us / 4 : 100000;
 }
+/*
+ * Standby that outranks its master: trap 144 (SM priority changed) to the
+ * master's LID, as a port's SM does when it rises (IBA 14.4.1), so that
+ * the master's next sweep finds this SM and hands over. 0 or -errno.
+ */
+int ha_send_trap144(struct ha *h);
 /* Standby: read the SMInfo of the SM we poll. */
 unsigned ha_poll(struct ha *h);
 /* Master, after a light or heavy sweep of (sn, live): read the other SMs, elect. */

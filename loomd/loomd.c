@@ -311,6 +311,12 @@ static bool ha_turn(struct loomd *d, uint64_t usec)
 	if (h->sm.state == SMP_SM_STANDBY) {
 		uint64_t missed = h->poll_missed;
 
+		/* We outrank the master: tell it, at the first poll and every tenth after. */
+		if (h->sm.have_peer && h->polls % 10 == 0 &&
+		    smstate_outranks(h->sm.priority, h->sm.guid, h->sm.peer.priority,
+				     h->sm.peer.guid))
+			(void)ha_send_trap144(h);
+
 		ha_do(d, ha_poll(h));
 		/* The master answered: refresh the mirror of its SA state. */
 		if (h->sm.state == SMP_SM_STANDBY && h->poll_missed == missed)

@@ -255,5 +255,15 @@ int smp_decode_notice(const uint8_t *mad, size_t len, struct smp_notice *n);
  */
 int smp_make_resp(const uint8_t *req, size_t len, uint16_t status,
 		  const uint8_t data[SMP_DATA_SIZE], uint8_t out[MAD_SIZE]);
+/*
+ * Trap 144 (IBA 14.2.5.1, "local changes": CapabilityMask, SM priority) as
+ * a CA port sends it to the master's LID: a LID-routed SMP Trap(Notice),
+ * generic, informational, producer CA, issued by lid. A standby that
+ * outranks the master sends it with the SM-priority-changed flag, so that
+ * the master sweeps, finds it and hands over (IBA 14.4.1).
+ */
+void smp_make_trap144(uint64_t tid, uint16_t lid, uint32_t cap_mask, uint16_t change_flags,
+		      uint8_t out[MAD_SIZE]);
+#define SMP_TRAP144_SM_PRIORITY 0x0008 /* ChangeFlags: SM priority changed */
 
 #endif

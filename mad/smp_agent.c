@@ -70,6 +70,33 @@ int smp_decode_notice(const uint8_t *mad, size_t len, struct smp_notice *out)
 	return 0;
 }
 
+void smp_make_trap144(uint64_t tid, uint16_t lid, uint32_t cap_mask, uint16_t change_flags,
+		      uint8_t out[MAD_SIZE])
+{
+	ib_smp_t smp;
+	ib_mad_notice_attr_t n;
+
+	memset(&smp, 0, sizeof(smp));
+	smp.base_ver = 1;
+	smp.mgmt_class = IB_MCLASS_SUBN_LID;
+	smp.class_ver = 1;
+	smp.method = SMP_TRAP;
+	smp.trans_id = cl_hton64(tid);
+	smp.attr_id = IB_MAD_ATTR_NOTICE;
+	memset(&n, 0, sizeof(n));
+	/* Generic (bit 7), type 4 (informational), ProducerType 1 (CA). */
+	n.generic_type = 0x80 | 4;
+	n.g_or_v.generic.prod_type_lsb = cl_hton16(1);
+	n.g_or_v.generic.trap_num = cl_hton16(144);
+	n.issuer_lid = cl_hton16(lid);
+	n.data_details.ntc_144.lid = cl_hton16(lid);
+	n.data_details.ntc_144.new_cap_mask = cl_hton32(cap_mask);
+	n.data_details.ntc_144.change_flgs = cl_hton16(change_flags);
+	/* The IssuerGID is past an SMP's 64 data bytes (the assert above). */
+	memcpy(smp.data, &n, SMP_DATA_SIZE);
+	memcpy(out, &smp, MAD_SIZE);
+}
+
 int smp_make_resp(const uint8_t *req, size_t len, uint16_t status,
 		  const uint8_t data[SMP_DATA_SIZE], uint8_t out[MAD_SIZE])
 {
