@@ -32,6 +32,7 @@ struct loomd {
 	struct ha ha;  /* the SM state machine and its MADs */
 	bool ha_on;    /* the daemon elects (not --once) */
 	struct ha_mirror mirror; /* standby: the master's SA state, installed on takeover */
+	bool standby_compared;   /* this standby period compared its routing (ha_plan.h) */
 	struct sweeper sw;
 	struct sa sa;
 	bool sa_on; /* the SA agent is registered on the port */

@@ -37,6 +37,7 @@
 #include "loomd/ha.h"
 #include "loomd/smstate.h"
 #include "loomd/ha_mirror.h"
+#include "loomd/ha_plan.h"
 #include "loomd/loomd.h"
 #include "loomd/sweep.h"
 
@@ -227,6 +228,8 @@ static void ha_took_over(struct loomd *d)
 static void ha_sync(struct loomd *d)
 {
 	d->agent.state = d->ha.sm.state;
+	if (d->ha.sm.state != SMP_SM_STANDBY)
+		d->standby_compared = false; /* the next standby period compares again */
 	/* `loom status` says why this SM does not bring the subnet up. */
 	if (d->ha.sm.state != SMP_SM_MASTER && !d->sw.up)
 		snprintf(d->why_not, sizeof(d->why_not), "this SM is %s (%.120s)",
@@ -293,6 +296,34 @@ static unsigned on_sm_set(void *arg, uint32_t ctrl, const struct smp_sm_info *se
 }
 
 /*
+ * Once a standby period (and after a reload): would this SM, as master,
+ * program what the master did? Said at info when it would change nothing,
+ * as a warning when it would (its configuration is not the master's).
+ */
+static void standby_compare(struct loomd *d)
+{
+	struct ha_plan_cmp c;
+	int r;
+
+	d->standby_compared = true;
+	r = ha_plan_compare(d->x, d->ha.sn, &d->ha.live, &d->sw.o, &c);
+	if (r < 0)
+		log_warn("SM: standby: could not compare this SM's routing with the fabric's: %s; "
+			 "a takeover logs the blocks it sends", strerror(-r));
+	else if (c.blocks_differ || c.lids_changed)
+		log_warn("SM: standby: this SM's configuration differs from what the master "
+			 "programmed: as master it would route with %s and send %" PRIu32 " of %" PRIu32
+			 " LFT blocks read back from %" PRIu32 " switches, and change %u LIDs; check "
+			 "sm.routing (engine, roots) and sm.routing.lmc against the master's "
+			 "configuration", c.engine, c.blocks_differ, c.blocks, c.switches,
+			 c.lids_changed);
+	else
+		log_info("SM: standby: as master this SM would route with %s and change nothing "
+			 "(0 of %" PRIu32 " LFT blocks read back from %" PRIu32 " switches, 0 LIDs)",
+			 c.engine, c.blocks, c.switches);
+}
+
+/*
  * HA's part of a timer turn, before any sweep: a standby polls, a
  * discovering SM elects. true when the turn is done (not master: no sweep).
  */
@@ -319,9 +350,12 @@ static bool ha_turn(struct loomd *d, uint64_t usec)
 
 		ha_do(d, ha_poll(h));
 		/* The master answered: refresh the mirror of its SA state. */
-		if (h->sm.state == SMP_SM_STANDBY && h->poll_missed == missed)
+		if (h->sm.state == SMP_SM_STANDBY && h->poll_missed == missed) {
 			ha_mirror_start(&d->mirror, &mad_umad_ops, d->u, h->sn, h->sm.peer.guid,
 					h->sm.sm_key, usec / 1000, 0);
+			if (!d->standby_compared && h->sn)
+				standby_compare(d);
+		}
 	}
 	/* Starting, or the master just failed: elect now, not a poll interval later. */
 	if (h->sm.state == SMP_SM_DISCOVERING) {

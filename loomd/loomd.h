@@ -20,6 +20,8 @@
  *                 actions out, every transition logged (smstate.h)
  *   ha.c          HA's MADs: discovery without programming, the other SMs'
  *                 SMInfo, a standby's poll, HANDOVER and ACKNOWLEDGE (ha.h)
+ *   ha_plan.c     a standby's plan against what the switches hold: would a
+ *                 takeover change anything? (ha_plan.h)
  *   ha_mirror.c   a standby's copy of the master's SA state (sa/sa_mirror.h),
  *                 fetched beside the loop, installed on takeover (ha_mirror.h)
  *   ctl.c         the control socket: connections, peer credentials, requests,

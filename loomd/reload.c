@@ -66,6 +66,7 @@ static int reload_file(struct loomd *d, const char *who, FILE *out)
 	d->ha.sm.poll_misses = c->sm.poll_misses;
 	d->ha.sm.sticky = c->sm.sticky;
 	d->ha.poll_us = c->sm.poll_us;
+	d->standby_compared = false; /* a standby compares its routing again */
 	log_info("%s: %s reloaded; a heavy sweep applies what changed%s", who, path,
 		 ctl_paused(d->ctl) ? " when sweeps resume" : "");
 	d->agent.resweep = true;

@@ -91,6 +91,18 @@ tap_check "before: saquery -g lists $G1 and $G2" \
 	tap_diag "$(cat "$tmp/before.groups")"
 tap_check "before: saquery SR lists loom.ha.a" grep -q 'loom.ha.a' "$tmp/before.services"
 tap_check "before: saquery IIR lists a subscription to trap 64" grep -qw 64 "$tmp/before.subs"
+tap_check "B (same configuration): as master it would change nothing" \
+	ha_wait_log B 'as master this SM would route with [a-z]+ and change nothing \(0 of [1-9]' 20 ||
+	tap_diag "$(grep 'standby:' "$tmp/B.log")"
+# C: a standby whose LMC is not the master's says so when it starts.
+ha_conf C 3 "$POLL_MS"
+printf '  routing:\n    lmc: 1\n' >>"$tmp/C.yaml"
+ha_loomd C Hca3
+tap_check "C (LMC 1 under a master with LMC 0): says its configuration differs" \
+	ha_wait_log C "configuration differs from what the master programmed: .* send [1-9][0-9]* of" 30 ||
+	tap_diag "$(grep -E 'standby|STANDBY' "$tmp/C.log")"
+tap_diag "$(grep -o 'as master it would.*' "$tmp/C.log")"
+ha_stop TERM C
 tap_check "B mirrors them (groups, 1 service, 1 subscription)" \
 	ha_wait_log B "mirrored the master's SA state: [0-9]+ groups, 1 services, 1 subscriptions" 20 ||
 	tap_diag "$(grep -i mirror "$tmp/B.log" | tail -n 3)"
