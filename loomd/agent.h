@@ -13,6 +13,8 @@
  * Traps from switches and CAs (answered with TrapRepress). Plugged into the
  * transaction layer as its request hook, so it answers even mid-sweep.
  */
+#define AGENT_TRAP_LIDS 64
+
 struct agent {
 	struct txn *x;
 	uint64_t guid;   /* the SM's port GUID */
@@ -20,6 +22,13 @@ struct agent {
 	uint8_t priority;
 	uint8_t state;   /* enum smp_sm_state */
 	bool resweep;    /* a trap said the topology changed; the loop clears it */
+	/*
+	 * Who sent the traps 128 since the last sweep read them (issuer LIDs,
+	 * loomd/sweep_targeted.c); trap_lids_lost: more than fit.
+	 */
+	uint16_t trap_lid[AGENT_TRAP_LIDS];
+	unsigned n_trap_lids;
+	bool trap_lids_lost;
 	uint64_t traps, trap128, sminfo_gets, refused;
 };
 

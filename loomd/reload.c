@@ -58,6 +58,7 @@ static int reload_file(struct loomd *d, const char *who, FILE *out)
 	d->sw.o.config = c->file ? c : NULL;
 	/* Damping as the new file says from the next sweep (flaps 0 releases every link). */
 	flap_opts_from(&d->sw.flap.o, c);
+	d->sw.o.heavy_ms = (unsigned)(c->sm.heavy_sweep_us / 1000);
 	d->agent.priority = c->sm.priority;
 	d->agent.sm_key = c->sm.sm_key;
 	log_info("%s: %s reloaded; a heavy sweep applies what changed%s", who, path,
