@@ -86,7 +86,8 @@ void disc_ask(struct disc *d, enum req_kind kind, uint32_t node, uint8_t port,
 		d->err = -ENOMEM;
 		return;
 	}
-	*q = (struct req){ .d = d, .kind = kind, .node = node, .port = port, .hops = hops };
+	*q = (struct req){ .d = d, .kind = kind, .round = d->first_round, .node = node,
+			   .port = port, .hops = hops };
 	memcpy(q->path, path, (size_t)hops + 1);
 	fill_req(q, &sr);
 	r = txn_submit(d->x, &sr, on_reply, q);
@@ -330,6 +331,8 @@ static int decode(struct disc *d, const struct req *q, const uint8_t *resp, size
 		r = smp_decode_switch_info(resp, len, &d->node[q->node].si);
 		if (r == 0)
 			r = smp_data(resp, len, d->node[q->node].si_raw);
+		if (r == 0)
+			d->node[q->node].si_read = true;
 		break;
 	case REQ_PORT_INFO:
 		r = smp_decode_port_info(resp, len, &pi);

@@ -22,6 +22,8 @@ struct disc_report {
 	unsigned conflicts;    /* answers that contradict the sweep (links, ports, hops) */
 	unsigned dups;         /* nodes or CA ports left out: their GUID belongs to one found
 				* first; the rest of the fabric is whole without them */
+	unsigned silent;       /* disc_part: reporters that answered nothing, now unreachable:
+				* gone (their requests are not in timeouts) */
 	struct diag msgs;      /* start it with .limit = DISC_MAX_MSGS */
 };
 

@@ -8,7 +8,9 @@
  * NodeInfo and every switch port's PortInfo; this costs the reporters' ports.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,19 +135,21 @@ static void unlink_port(struct disc *d, uint32_t n, unsigned p)
  * bounced) and its far end must be armed and activated too, so programming
  * needs that end's PortInfo as it is now, not as the last sweep read it.
  */
-static void reread_far_ends(struct disc *d, const bool *dirty)
+static void reread_far_ends(struct disc *d, const bool *dirty, uint32_t n_old)
 {
+	/* Read in this sweep: a reporter, or a node the walk found (after the old ones). */
+#define FRESH(i) ((i) >= n_old || dirty[i])
 	for (uint32_t n = 0; n < d->n; n++) {
 		const struct dnode *nd = &d->node[n];
 
-		if (!dirty[n])
+		if (!FRESH(n))
 			continue;
 		for (unsigned p = 1; p <= nd->ni.num_ports; p++) {
 			const struct dport *dp = &nd->port[p];
 			uint8_t path[SMP_MAX_HOPS + 1];
 			const struct dnode *far;
 
-			if (dp->peer_node == SUBNET_NONE || dirty[dp->peer_node] || !dp->have_pi ||
+			if (dp->peer_node == SUBNET_NONE || FRESH(dp->peer_node) || !dp->have_pi ||
 			    dp->pi.state == PORT_STATE_ACTIVE || nd->hops >= SMP_MAX_HOPS)
 				continue;
 			far = &d->node[dp->peer_node];
@@ -163,6 +167,7 @@ static void reread_far_ends(struct disc *d, const bool *dirty)
 				 (uint8_t)(nd->hops + 1));
 		}
 	}
+#undef FRESH
 }
 
 /* Keep the nodes seen[], in their order; links to the others are cut. */
@@ -222,6 +227,33 @@ static void ask_dirty(struct disc *d, const bool *is_dirty)
 	}
 }
 
+/*
+ * A reporter that answered nothing was cut off (a switch removed reports
+ * as its links go): its requests' timeouts are not failures if it is now
+ * unreachable; if something still reaches it, that is a contradiction.
+ */
+static void judge_silent(struct disc *d, const bool *is_dirty, const bool *seen)
+{
+	for (uint32_t n = 0; n < d->n; n++) {
+		const struct dnode *nd = &d->node[n];
+		char buf[4 * SMP_MAX_HOPS];
+
+		if (!is_dirty[n] || nd->si_read)
+			continue;
+		if (seen[n]) {
+			d->rep->conflicts++;
+			diag_msg(&d->rep->msgs, "switch 0x%016" PRIx64 " at path %s answers nothing "
+				 "but is still linked to the rest of the fabric", nd->ni.node_guid,
+				 disc_path_str(nd->path, nd->hops, buf, sizeof(buf)));
+			continue;
+		}
+		d->rep->silent++;
+		/* Its SwitchInfo and every port's PortInfo timed out (or were never sent). */
+		d->rep->timeouts -= d->rep->timeouts < nd->ni.num_ports + 1u ?
+				    d->rep->timeouts : nd->ni.num_ports + 1u;
+	}
+}
+
 int disc_part(struct txn *x, const struct subnet *old, const struct disc_live *old_live,
 	      const uint32_t *dirty, uint32_t n_dirty, struct subnet **out,
 	      struct disc_live *live, struct disc_report *rep)
@@ -246,7 +278,10 @@ int disc_part(struct txn *x, const struct subnet *old, const struct disc_live *o
 		r = -ENOMEM;
 	if (r == 0) {
 		route_all(&d, is_dirty, seen);
+		/* Asked once each: a reporter cut off costs one request's retries, not three. */
+		d.first_round = DISC_ROUNDS - 1;
 		ask_dirty(&d, is_dirty);
+		d.first_round = 0;
 		r = d.err ? d.err : txn_run(x, -1);
 	}
 	if (r == 0 && d.err)
@@ -268,7 +303,8 @@ int disc_part(struct txn *x, const struct subnet *old, const struct disc_live *o
 	}
 	if (r == 0) {
 		route_all(&d, NULL, seen);
-		reread_far_ends(&d, is_dirty);
+		judge_silent(&d, is_dirty, seen);
+		reread_far_ends(&d, is_dirty, cap);
 		r = d.err ? d.err : txn_run(x, -1);
 	}
 	if (r == 0 && d.err)

@@ -33,6 +33,7 @@ struct dnode {
 	uint8_t hops;
 	uint8_t path[SMP_MAX_HOPS + 1]; /* the first route that reached it */
 	uint8_t entry_port;             /* the port that route enters by (0: local node) */
+	bool si_read;                   /* SwitchInfo answered in this sweep */
 	struct dport *port;             /* ni.num_ports + 1 */
 };
 
@@ -48,6 +49,7 @@ struct disc {
 	struct disc_claim *claim; /* links to a switch already known, to verify */
 	uint32_t n_claims, cap_claims, claims_done;
 	int err; /* first hard failure (ENOMEM); stops the sweep from growing */
+	uint8_t first_round; /* rounds a new request starts at: DISC_ROUNDS - 1 asks once */
 };
 
 enum req_kind { REQ_NODE_INFO, REQ_NODE_DESC, REQ_PORT_INFO, REQ_SWITCH_INFO, REQ_PROBE };

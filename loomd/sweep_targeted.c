@@ -193,6 +193,8 @@ static int targeted(struct sweeper *s, const struct part *p, struct sweep_stats 
 	}
 	if (r == 0 && !lost_explained(s, p, sn, why, len))
 		r = -EAGAIN;
+	for (unsigned i = 0; r == -EAGAIN && i < drep.msgs.n; i++)
+		diag_msg(msgs, "targeted sweep: %s", drep.msgs.msg[i]);
 	disc_report_free(&drep);
 	if (r < 0) {
 		subnet_free(sn);
@@ -231,6 +233,8 @@ int sweep_event(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 	if (r == -EAGAIN) {
 		if (why[0])
 			diag_msg(msgs, "targeted sweep: %s; sweeping the whole fabric", why);
+		/* As loomd.c does before a sweep: a trap during this one asks for the next. */
+		s->agent->resweep = false;
 		r = sweep_heavy(s, st, msgs);
 		/* Its SMPs and time are the event's: the part's are counted in. */
 		st->smps = txn_stats(s->x)->sent - sent0;
