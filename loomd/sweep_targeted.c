@@ -107,18 +107,19 @@ static int take_part(struct sweeper *s, struct part *p, char *why, size_t len)
 		snprintf(why, len, "more reporters than loomd kept");
 		r = -EAGAIN;
 	}
+	/*
+	 * A LID no switch of the last sweep has: a switch that sweep dropped
+	 * (its trap came late), or one that is new, which its neighbours' port
+	 * changes reveal (their traps, or the light sweep's PortStateChange).
+	 */
 	for (unsigned i = 0; i < a->n_trap_lids && r == 0; i++) {
 		uint32_t n = switch_by_lid(s->sn, a->trap_lid[i]);
 
-		if (n == SUBNET_NONE) {
-			snprintf(why, len, "a trap 128 came from LID %u, no switch of the last sweep",
-				 a->trap_lid[i]);
-			r = -EAGAIN;
-		} else {
+		if (n != SUBNET_NONE)
 			p->read[p->n_read++] = n;
-		}
 	}
-	if (r == 0 && !p->n_read) {
+	/* Only traps from LIDs gone: nothing to read, the plan is made again as it was. */
+	if (r == 0 && !p->n_read && (p->n_lost || !a->n_trap_lids)) {
 		snprintf(why, len, "%s", p->n_lost ? "a switch did not answer, none reported" : "");
 		r = -EAGAIN;
 	}
