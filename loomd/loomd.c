@@ -366,7 +366,7 @@ static void ctl_sweep(void *arg, bool heavy)
 	uint64_t now;
 
 	if (heavy)
-		d->agent.resweep = true;
+		d->agent.resweep = d->sw.force_heavy = true;
 	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
 	sd_event_source_set_time(d->sweep_timer, now);
 }

@@ -66,6 +66,7 @@ struct sweeper {
 	uint32_t n_dirty, cap_dirty;
 	bool dirty_lost;
 	uint64_t heavy_at_ms; /* when the last heavy sweep ended (CLOCK_MONOTONIC) */
+	bool force_heavy;     /* the next sweep reads it all (loom sweep --heavy, a reload) */
 	/*
 	 * During a targeted sweep: the nodes of the new model whose links
 	 * changed (or that are new), whose P_Key and QoS tables are programmed;

@@ -223,8 +223,10 @@ int sweep_event(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 	char why[160] = "";
 	int r;
 
-	if (!s->sn || !s->up || sweep_heavy_due(s, t0 * 1000))
+	if (!s->sn || !s->up || s->force_heavy || sweep_heavy_due(s, t0 * 1000)) {
+		s->force_heavy = false;
 		return sweep_heavy(s, st, msgs);
+	}
 	memset(st, 0, sizeof(*st));
 	st->heavy = st->targeted = true;
 	r = take_part(s, &p, why, sizeof(why));
