@@ -10,6 +10,8 @@
 # (printed) at most a fifth of the bring-up's; the tables read back with
 # dump_lfts pass `loom verify` and equal `loom route` on the fabric as
 # ibnetdiscover sees it then (a fresh bring-up's on the changed fabric).
+# Then, on a fresh fabric with sm.heavy-sweep-interval 2s, heavy sweeps come
+# on that timer alone (the safety net for lost traps).
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
@@ -128,4 +130,25 @@ sim_signal d TERM
 rc=0
 wait "$bg" || rc=$?
 tap_is "SIGTERM ends loomd with status 0" "$rc" 0
+sim_stop d
+
+# The safety net: with sm.heavy-sweep-interval 2s, heavy sweeps come by
+# themselves, with nothing changing (no trap, no light sweep's change).
+printf 'sm:
+  heavy-sweep-interval: 2s
+' >"$tmp/net.yaml"
+log=$tmp/net.log
+if sim_start n "$topo"; then
+	sim_run n --timeout 120 --out "$log" "$LOOMD" --state-dir "$tmp/n.state" -c "$tmp/net.yaml" \
+		--sweep-interval 1 &
+	bg=$!
+	tap_check "safety net: heavy sweeps on the timer, nothing changing" \
+		wait_log 'sweep [0-9]+ \(heavy\).*SUBNET UP' 2 30
+	tap_is "safety net: no targeted sweep" "$(count 'sweep [0-9]+ \(targeted\)')" 0
+	sim_signal n TERM
+	wait "$bg"
+	sim_stop n
+else
+	tap_check "safety net: simulator starts" false
+fi
 tap_done
