@@ -27,6 +27,7 @@ void config_defaults_fill(struct config *c)
 {
 	c->sm = (struct config_sm){
 		.sweep_us = 10000000,
+		.heavy_sweep_us = 300000000,
 		.flap = { .flaps = 3, .window_us = 10000000, .hold_us = 30000000 },
 		.routing = { .engine = { CONFIG_ENGINE_AUTO }, .n_engines = 1, .vls = 8 },
 		.mad = { .window = 16, .timeout_us = 200000, .retries = 3 },
@@ -260,6 +261,7 @@ static bool str_eq(const char *a, const char *b)
 static bool sm_equal(const struct config_sm *a, const struct config_sm *b)
 {
 	if (a->priority != b->priority || a->sweep_us != b->sweep_us ||
+	    a->heavy_sweep_us != b->heavy_sweep_us ||
 	    a->flap.flaps != b->flap.flaps || a->flap.window_us != b->flap.window_us ||
 	    a->flap.hold_us != b->flap.hold_us ||
 	    a->routing.n_engines != b->routing.n_engines ||

@@ -121,6 +121,12 @@ struct config_sm {
 	uint8_t priority; /* SMInfo:Priority 0-15 */
 	uint64_t sweep_us; /* light sweep period; 0: no timed sweeps */
 	/*
+	 * A heavy sweep (the whole fabric read) at least this often, for
+	 * changes whose trap was lost; events between sweep only their part.
+	 * 0: only when a sweep of a part cannot explain what it found.
+	 */
+	uint64_t heavy_sweep_us;
+	/*
 	 * A link whose state changed (down, or up) more than flaps times within
 	 * window is kept out of the routes until it has been up for hold. 0: off.
 	 */

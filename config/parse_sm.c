@@ -236,6 +236,15 @@ static void s_sweep(struct pctx *p, const struct ynode *v, void *obj)
 	sm_of(obj)->sweep_us = us;
 }
 
+static void s_heavy_sweep(struct pctx *p, const struct ynode *v, void *obj)
+{
+	uint64_t us;
+
+	/* 0: no timed heavy sweeps; otherwise at least one a day. */
+	if (parse_duration(p, v, 0, CONFIG_SWEEP_US_MAX, false, &us))
+		sm_of(obj)->heavy_sweep_us = us;
+}
+
 static void s_state_dir(struct pctx *p, const struct ynode *v, void *obj)
 {
 	char *s = NULL;
@@ -355,6 +364,7 @@ void parse_sm(struct pctx *p, const struct ynode *v, void *obj)
 	static const struct pfield f[] = {
 		{ "priority", s_priority },
 		{ "sweep-interval", s_sweep },
+		{ "heavy-sweep-interval", s_heavy_sweep },
 		{ "flap-damping", s_flap },
 		{ "routing", s_routing },
 		{ "state-dir", s_state_dir },

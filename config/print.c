@@ -71,6 +71,7 @@ static void print_sm(const struct config_sm *sm, FILE *f)
 {
 	fprintf(f, "sm:\n  priority: %u\n", sm->priority);
 	put_duration(f, "  ", "sweep-interval", sm->sweep_us);
+	put_duration(f, "  ", "heavy-sweep-interval", sm->heavy_sweep_us);
 	fprintf(f, "  flap-damping:\n    flaps: %u\n", sm->flap.flaps);
 	put_duration(f, "    ", "window", sm->flap.window_us);
 	put_duration(f, "    ", "hold", sm->flap.hold_us);

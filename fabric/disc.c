@@ -48,7 +48,7 @@ static bool dnode_eq(uint32_t idx, const void *key, const void *ctx)
 	return d->node[idx].ni.node_guid == *(const uint64_t *)key;
 }
 
-static uint32_t find_node(const struct disc *d, uint64_t guid)
+uint32_t disc_find_node(const struct disc *d, uint64_t guid)
 {
 	return itab_find(&d->by_guid, itab_hash_u64(guid), &guid, dnode_eq, d);
 }
@@ -86,7 +86,8 @@ void disc_ask(struct disc *d, enum req_kind kind, uint32_t node, uint8_t port,
 		d->err = -ENOMEM;
 		return;
 	}
-	*q = (struct req){ .d = d, .kind = kind, .node = node, .port = port, .hops = hops };
+	*q = (struct req){ .d = d, .kind = kind, .round = d->first_round, .node = node,
+			   .port = port, .hops = hops };
 	memcpy(q->path, path, (size_t)hops + 1);
 	fill_req(q, &sr);
 	r = txn_submit(d->x, &sr, on_reply, q);
@@ -122,8 +123,8 @@ void disc_link_ports(struct disc *d, uint32_t a, uint8_t pa, uint32_t b, uint8_t
 	y->peer_port = pa;
 }
 
-static int add_node(struct disc *d, const struct smp_node_info *ni, const struct req *q,
-		    uint32_t *idx)
+int disc_add_node(struct disc *d, const struct smp_node_info *ni, const struct req *q,
+		  uint32_t *idx)
 {
 	struct dnode *nd;
 	uint32_t n = d->n;
@@ -178,7 +179,7 @@ uint32_t disc_find_port_guid(const struct disc *d, uint64_t guid)
 }
 
 /* A CA port's GUID, from the NodeInfo that reached the node through it. */
-static int set_port_guid(struct disc *d, uint32_t n, uint8_t port, uint64_t guid)
+int disc_set_port_guid(struct disc *d, uint32_t n, uint8_t port, uint64_t guid)
 {
 	struct dport *dp = &d->node[n].port[port];
 
@@ -202,7 +203,7 @@ static int set_port_guid(struct disc *d, uint32_t n, uint8_t port, uint64_t guid
  */
 static void got_node_info(struct disc *d, const struct req *q, const struct smp_node_info *ni)
 {
-	uint32_t n = find_node(d, ni->node_guid);
+	uint32_t n = disc_find_node(d, ni->node_guid);
 	struct dnode *nd;
 
 	if (ni->local_port > ni->num_ports) {
@@ -216,7 +217,7 @@ static void got_node_info(struct disc *d, const struct req *q, const struct smp_
 	if (q->node != SUBNET_NONE && disc_namesake(d, q, ni, n))
 		return;
 	if (!known) {
-		int r = add_node(d, ni, q, &n);
+		int r = disc_add_node(d, ni, q, &n);
 
 		if (r < 0) {
 			d->err = r;
@@ -225,7 +226,7 @@ static void got_node_info(struct disc *d, const struct req *q, const struct smp_
 		ask_node(d, REQ_NODE_DESC, n, 0);
 		if (ni->node_type == NODE_SWITCH) {
 			/* Its PortGUID is port 0's: no CA port may have it (disc_namesake). */
-			if (set_port_guid(d, n, 0, ni->port_guid) < 0) {
+			if (disc_set_port_guid(d, n, 0, ni->port_guid) < 0) {
 				d->err = -ENOMEM;
 				return;
 			}
@@ -238,7 +239,7 @@ static void got_node_info(struct disc *d, const struct req *q, const struct smp_
 	if (ni->node_type != NODE_SWITCH) {
 		struct dport *dp = &nd->port[ni->local_port];
 
-		if (set_port_guid(d, n, ni->local_port, ni->port_guid) < 0) {
+		if (disc_set_port_guid(d, n, ni->local_port, ni->port_guid) < 0) {
 			d->err = -ENOMEM;
 			return;
 		}
@@ -330,6 +331,8 @@ static int decode(struct disc *d, const struct req *q, const uint8_t *resp, size
 		r = smp_decode_switch_info(resp, len, &d->node[q->node].si);
 		if (r == 0)
 			r = smp_data(resp, len, d->node[q->node].si_raw);
+		if (r == 0)
+			d->node[q->node].si_read = true;
 		break;
 	case REQ_PORT_INFO:
 		r = smp_decode_port_info(resp, len, &pi);
@@ -440,7 +443,7 @@ static int build_node(struct disc *d, struct subnet *sn, uint32_t i)
 }
 
 /* Nodes go in discovery order, so index i in the sweep is index i in the model. */
-static int build(struct disc *d, struct subnet **out)
+int disc_build(struct disc *d, struct subnet **out)
 {
 	_cleanup_(subnet_freep) struct subnet *sn = NULL;
 	int r;
@@ -475,7 +478,7 @@ static int build(struct disc *d, struct subnet **out)
 	return 0;
 }
 
-static int build_live(const struct disc *d, const struct subnet *sn, struct disc_live *live)
+int disc_build_live(const struct disc *d, const struct subnet *sn, struct disc_live *live)
 {
 	live->node = calloc(sn->n_nodes ? sn->n_nodes : 1, sizeof(*live->node));
 	live->port = calloc(sn->n_ports ? sn->n_ports : 1, sizeof(*live->port));
@@ -505,7 +508,7 @@ static int build_live(const struct disc *d, const struct subnet *sn, struct disc
 	return 0;
 }
 
-static void disc_free(struct disc *d)
+void disc_free(struct disc *d)
 {
 	for (uint32_t i = 0; i < d->n; i++)
 		free(d->node[i].port);
@@ -546,9 +549,9 @@ int disc_run(struct txn *x, struct subnet **out, struct disc_live *live, struct 
 	if (r == 0 && d.n == 0)
 		r = -EIO;
 	if (r == 0)
-		r = build(&d, &sn);
+		r = disc_build(&d, &sn);
 	if (r == 0 && live)
-		r = build_live(&d, sn, live);
+		r = disc_build_live(&d, sn, live);
 	if (r == 0)
 		*out = sn;
 	else

@@ -22,6 +22,8 @@ struct disc_report {
 	unsigned conflicts;    /* answers that contradict the sweep (links, ports, hops) */
 	unsigned dups;         /* nodes or CA ports left out: their GUID belongs to one found
 				* first; the rest of the fabric is whole without them */
+	unsigned silent;       /* disc_part: reporters that answered nothing, now unreachable:
+				* gone (their requests are not in timeouts) */
 	struct diag msgs;      /* start it with .limit = DISC_MAX_MSGS */
 	/* Set by the caller, may be NULL: told the nodes found so far, about once a second. */
 	void (*progress)(void *arg, uint32_t nodes);
@@ -40,6 +42,19 @@ struct disc_report {
  * or the transport's -errno.
  */
 int disc_run(struct txn *x, struct subnet **out, struct disc_live *live, struct disc_report *rep);
+/*
+ * Discovery of the part of the fabric an event can have changed: old and
+ * old_live (the last sweep's) taken as read; the switches dirty[0..n_dirty)
+ * (indices in old) read again (SwitchInfo, every port's PortInfo), what their
+ * ports newly reach walked as disc_run walks, the far ends of their links
+ * that are up but not Active read again, and what the local node can no
+ * longer reach dropped. Old nodes keep their order, new ones follow. *out,
+ * *live and rep as disc_run's; a dirty switch that does not answer counts
+ * in rep->timeouts (the caller then sweeps the whole fabric).
+ */
+int disc_part(struct txn *x, const struct subnet *old, const struct disc_live *old_live,
+	      const uint32_t *dirty, uint32_t n_dirty, struct subnet **out,
+	      struct disc_live *live, struct disc_report *rep);
 void disc_report_free(struct disc_report *rep);
 
 #endif

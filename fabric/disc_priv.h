@@ -33,6 +33,7 @@ struct dnode {
 	uint8_t hops;
 	uint8_t path[SMP_MAX_HOPS + 1]; /* the first route that reached it */
 	uint8_t entry_port;             /* the port that route enters by (0: local node) */
+	bool si_read;                   /* SwitchInfo answered in this sweep */
 	struct dport *port;             /* ni.num_ports + 1 */
 };
 
@@ -48,6 +49,7 @@ struct disc {
 	struct disc_claim *claim; /* links to a switch already known, to verify */
 	uint32_t n_claims, cap_claims, claims_done;
 	int err; /* first hard failure (ENOMEM); stops the sweep from growing */
+	uint8_t first_round; /* rounds a new request starts at: DISC_ROUNDS - 1 asks once */
 };
 
 enum req_kind { REQ_NODE_INFO, REQ_NODE_DESC, REQ_PORT_INFO, REQ_SWITCH_INFO, REQ_PROBE };
@@ -119,6 +121,15 @@ void disc_link_ports(struct disc *d, uint32_t a, uint8_t pa, uint32_t b, uint8_t
 const char *disc_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len);
 
 uint32_t disc_find_port_guid(const struct disc *d, uint64_t guid);
+uint32_t disc_find_node(const struct disc *d, uint64_t guid); /* ITAB_EMPTY: unknown */
+/* A node as q's route reached it, with no port linked; -E2BIG, -ENOMEM. */
+int disc_add_node(struct disc *d, const struct smp_node_info *ni, const struct req *q,
+		  uint32_t *idx);
+int disc_set_port_guid(struct disc *d, uint32_t n, uint8_t port, uint64_t guid);
+/* The sweep's nodes and links as a model, node i as model node i (and live, indexed alike). */
+int disc_build(struct disc *d, struct subnet **out);
+int disc_build_live(const struct disc *d, const struct subnet *sn, struct disc_live *live);
+void disc_free(struct disc *d);
 /*
  * A NodeInfo answer through q whose NodeGUID is that of known node n
  * (ITAB_EMPTY: none), or whose PortGUID is known: true if it comes from

@@ -18,7 +18,10 @@
  *                 SwitchInfo and PortInfo of every node -> a model and disc_live
  *   disc_dup.c    duplicate GUIDs: probes that tell a redundant link from a
  *                 namesake switch; CAs and CA ports with a known GUID; all left out
- *   disc_priv.h   what disc.c and disc_dup.c share: the sweep's state
+ *   disc_part.c   discovery of a part: the last model taken as read, the switches
+ *                 that reported read again, what they newly reach walked, the
+ *                 unreachable dropped (disc.h: disc_part())
+ *   disc_priv.h   what disc.c, disc_dup.c and disc_part.c share: the sweep's state
  *   health.c      loom health's findings (health.h: the judges' input and output)
  *   health_links.c  judge: port states, trained width/speed, MTU/VLs of link ends
  *   health_sm.c   judge: one master SM, standbys, LIDs, MasterSMLID
@@ -66,6 +69,13 @@ struct prog_opts {
 	 */
 	bool qos_knobs;
 	struct mcast *mcast;           /* groups whose MFTs to program (prog_mft.c); NULL: none */
+	/*
+	 * Ports (indexed like the model) whose P_Key and QoS tables are read
+	 * and set (on a switch: the SL-to-VL pairs that have one of them);
+	 * NULL: every port. After a targeted sweep, the others' tables are as
+	 * the last pass left them: their links did not change.
+	 */
+	const bool *only;
 };
 
 /* What one programming pass sent, and what did not take. */

@@ -60,6 +60,8 @@ void prog_program_pkeys(struct prog *g)
 		uint32_t n = pkey_count(pl, pi), cap;
 		char buf[160];
 
+		if (g->o->only && !g->o->only[pi])
+			continue;
 		if (!n)
 			continue;
 		cap = pkey_cap(g, pi);

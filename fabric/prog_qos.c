@@ -153,7 +153,9 @@ static void switch_sl2vl(struct prog *g, uint32_t node)
 			continue;
 		fold_report(g, po);
 		for (unsigned i = 0; i <= n->nports; i++)
-			if (i != o && qos_port(g, subnet_port_idx(g->sn, node, i)))
+			if (i != o && qos_port(g, subnet_port_idx(g->sn, node, i)) &&
+			    (!g->o->only || g->o->only[po] ||
+			     g->o->only[subnet_port_idx(g->sn, node, i)]))
 				ask(g, subnet_port_idx(g->sn, node, 0), SMP_ATTR_SL2VL,
 				    smp_sl2vl_mod((uint8_t)i, (uint8_t)o), PREQ_SL2VL_GET);
 	}
@@ -172,7 +174,7 @@ void prog_program_qos(struct prog *g)
 		bool sw = subnet_is_switch(g->sn, p->node);
 		struct smp_vlarb e[SMP_VLARB_BLOCK];
 
-		if (!qos_port(g, pi) || (sw && p->num == 0))
+		if (!qos_port(g, pi) || (sw && p->num == 0) || (g->o->only && !g->o->only[pi]))
 			continue;
 		if (!sw) {
 			fold_report(g, pi);

@@ -59,6 +59,19 @@ static void sm_info(struct agent *a, const uint8_t *mad, size_t len, const struc
 	answer(a, mad, len, status, data, from);
 }
 
+/* A trap 128's sender, once: the targeted sweep reads its ports again. */
+static void note_reporter(struct agent *a, uint16_t lid)
+{
+	for (unsigned i = 0; i < a->n_trap_lids; i++)
+		if (a->trap_lid[i] == lid)
+			return;
+	if (!lid || a->n_trap_lids == AGENT_TRAP_LIDS) {
+		a->trap_lids_lost = true;
+		return;
+	}
+	a->trap_lid[a->n_trap_lids++] = lid;
+}
+
 void agent_request(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)
 {
 	struct agent *a = arg;
@@ -72,9 +85,10 @@ void agent_request(void *arg, const uint8_t *mad, size_t len, const struct mad_a
 		if (smp_decode_notice(mad, len, &n) == 0 && n.generic && n.trap_num == 128) {
 			a->trap128++;
 			a->resweep = true;
+			note_reporter(a, n.issuer_lid ? n.issuer_lid : from ? from->lid : 0);
 		} else if (smp_decode_notice(mad, len, &n) == 0 && n.generic && n.trap_num == 144) {
 			/* A port's CapabilityMask changed, e.g. an SM started there (IsSM). */
-			a->resweep = true;
+			a->resweep = a->heavy_asked = true;
 		}
 		answer(a, mad, len, 0, NULL, from);
 		return;

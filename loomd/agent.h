@@ -14,6 +14,8 @@
  * Traps from switches and CAs (answered with TrapRepress). Plugged into the
  * transaction layer as its request hook, so it answers even mid-sweep.
  */
+#define AGENT_TRAP_LIDS 64
+
 struct agent {
 	struct txn *x;
 	uint64_t guid;   /* the SM's port GUID */
@@ -28,6 +30,15 @@ struct agent {
 	 */
 	unsigned (*on_set)(void *arg, uint32_t ctrl, const struct smp_sm_info *sender);
 	void *on_set_arg;
+	/*
+	 * Who sent the traps 128 since the last sweep read them (issuer LIDs,
+	 * loomd/sweep_targeted.c); trap_lids_lost: more than fit.
+	 */
+	uint16_t trap_lid[AGENT_TRAP_LIDS];
+	unsigned n_trap_lids;
+	bool trap_lids_lost;
+	/* A trap 144 (a port's CapabilityMask changed: an SM there?): the next sweep is heavy. */
+	bool heavy_asked;
 	uint64_t traps, trap128, sminfo_gets, sminfo_sets, refused;
 };
 

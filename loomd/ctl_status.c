@@ -28,7 +28,8 @@ void ctl_status_fill(const struct ctl_view *v, struct ctl_status *out)
 	if (v->sw->plan.n_refused)
 		plan_refused_str(&v->sw->plan, out->refused, sizeof(out->refused));
 	out->config = cfg && cfg->file ? cfg->file : NULL;
-	out->heavy = v->sw->heavy;
+	/* A targeted sweep plans and programs as a heavy one does: counted with them. */
+	out->heavy = v->sw->heavy + v->sw->targeted;
 	out->light = v->sw->light;
 	out->smps = t->sent;
 	out->smp_retries = t->retries;

@@ -73,7 +73,8 @@ static void sweep_line(const struct loomd *d, const struct sweep_stats *st, char
 		snprintf(lft, sizeof(lft), " (%u LFT blocks)", st->lft_blocks);
 	snprintf(buf, size, "sweep %u (%s): %" PRIu32 " nodes, %" PRIu32 " ports, %u changes%s, %"
 		 PRIu64 " SMPs, %u ms%s%s",
-		 d->sw.heavy + d->sw.light, st->heavy ? "heavy" : "light", st->nodes, st->ports,
+		 d->sw.heavy + d->sw.light + d->sw.targeted,
+		 st->targeted ? "targeted" : st->heavy ? "heavy" : "light", st->nodes, st->ports,
 		 st->changes, lft, st->smps, st->ms, st->up ? ", SUBNET UP" : "; not up: ",
 		 st->up ? "" : st->why_not);
 }
@@ -112,7 +113,11 @@ static int heavy(struct loomd *d, struct sweep_stats *st)
 	int r;
 
 	d->agent.resweep = false;
-	r = sweep_heavy(&d->sw, st, &msgs);
+	/* A trap 144 (an SM rose, say): only a whole discovery reads every PortInfo again. */
+	if (d->agent.heavy_asked)
+		d->sw.force_heavy = true;
+	d->agent.heavy_asked = false;
+	r = sweep_event(&d->sw, st, &msgs);
 	log_msgs(&msgs);
 	diag_free(&msgs);
 	if (r < 0) {
@@ -405,7 +410,7 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 		return 0;
 	}
 	/* A damped link has been up for its hold: only a heavy sweep puts it back. */
-	if (sweep_flap_due(&d->sw, usec))
+	if (sweep_flap_due(&d->sw, usec) || sweep_heavy_due(&d->sw, usec))
 		d->agent.resweep = true;
 	if (d->sw.up && !d->agent.resweep) {
 		r = sweep_light(&d->sw, &changed, &st);
@@ -621,7 +626,7 @@ static void ctl_sweep(void *arg, bool heavy)
 	uint64_t now;
 
 	if (heavy)
-		d->agent.resweep = true;
+		d->agent.resweep = d->sw.force_heavy = true;
 	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
 	sd_event_source_set_time(d->sweep_timer, now);
 }
@@ -719,6 +724,7 @@ static int setup(struct loomd *d)
 	/* Without a file there are no partitions to program: P_Keys are left as they are. */
 	so.config = d->cfg && d->cfg->file ? d->cfg : NULL;
 	flap_opts_from(&so.flap, d->cfg);
+	so.heavy_ms = d->cfg ? (unsigned)(d->cfg->sm.heavy_sweep_us / 1000) : 300000;
 	r = mad_umad_open(d->o.ca, d->o.port, MAD_UMAD_SM | MAD_UMAD_SA, &d->u);
 	d->sa_on = r == 0;
 	if (r < 0 && r != -ENODEV) {

@@ -14,6 +14,8 @@
  *                 struct loomd, the daemon's one state)
  *   check.c       --check-config: the file under the options, checked and printed
  *   sweep.c       heavy and light sweeps: discover, plan_build(), program (sweep.h)
+ *   sweep_targeted.c  after a trap 128 or a light sweep's change: only the part the
+ *                 event can have changed read (fabric/disc_part.c), else a heavy one
  *   agent.c       the SM's own agent: SMInfo and Traps answered, mid-sweep too
  *                 (agent.h)
  *   smstate.c     the SM state machine of IBA 14.4 and the election: events in,

@@ -58,6 +58,7 @@ static int reload_file(struct loomd *d, const char *who, FILE *out)
 	d->sw.o.config = c->file ? c : NULL;
 	/* Damping as the new file says from the next sweep (flaps 0 releases every link). */
 	flap_opts_from(&d->sw.flap.o, c);
+	d->sw.o.heavy_ms = (unsigned)(c->sm.heavy_sweep_us / 1000);
 	d->agent.priority = c->sm.priority;
 	d->agent.sm_key = c->sm.sm_key;
 	/* The election's keys and the polls, from the next SMInfo read on. */
@@ -69,7 +70,7 @@ static int reload_file(struct loomd *d, const char *who, FILE *out)
 	d->standby_compared = false; /* a standby compares its routing again */
 	log_info("%s: %s reloaded; a heavy sweep applies what changed%s", who, path,
 		 ctl_paused(d->ctl) ? " when sweeps resume" : "");
-	d->agent.resweep = true;
+	d->agent.resweep = d->sw.force_heavy = true;
 	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
 	sd_event_source_set_time(d->sweep_timer, now);
 	return 0;

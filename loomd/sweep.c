@@ -52,6 +52,7 @@ void sweeper_free(struct sweeper *s)
 	flap_free(&s->flap);
 	subnet_free(s->pre_sn);
 	disc_live_free(&s->pre_live);
+	free(s->dirty);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -134,7 +135,7 @@ static int program(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 						 sn->subnet_prefix,
 				.pkeys = plan->have_pkeys ? &plan->pkeys : NULL,
 				.qos = plan->qos, .qos_knobs = plan->qos && plan->qos == plan->config,
-				.mcast = s->mcast };
+				.mcast = s->mcast, .only = s->only };
 	int r;
 
 	if (!po.subnet_prefix)
@@ -219,18 +220,59 @@ uint64_t sweep_next_us(const struct sweeper *s, uint64_t now_us, uint64_t next_u
 	return due * 1000 > now_us + 1000000 ? due * 1000 : min_u64(now_us + 1000000, next_us);
 }
 
+int sweep_apply(struct sweeper *s, struct subnet *sn, struct disc_live *live,
+		struct sweep_stats *st, struct diag *msgs)
+{
+	struct plan plan = { 0 };
+	struct diag flaps = { .limit = SWEEP_MAX_EVENTS };
+	int r;
+
+	st->nodes = sn->n_nodes;
+	st->ports = sn->n_ports;
+	r = damp(s, sn, &flaps);
+	if (r == 0)
+		r = plan_sweep(s, sn, live, &plan, st, msgs);
+	if (r == 0) {
+		uint32_t me = plan.sm_port;
+
+		s->agent->guid = sn->port[me].guid ? sn->port[me].guid : sn->node[0].port0_guid;
+		if (plan.route_err == 0)
+			r = program(s, sn, live, &plan, st, msgs);
+	}
+	if (r < 0) {
+		plan_free(&plan);
+		subnet_free(sn);
+		disc_live_free(live);
+		diag_free(&flaps);
+		return r;
+	}
+	st->events = name_events(s, sn, &flaps);
+	diag_free(&flaps);
+	subnet_free(s->sn);
+	disc_live_free(&s->live);
+	s->sn = sn;
+	s->live = *live;
+	/* The plan goes with the model it was computed on (node and port indices). */
+	plan_free(&s->plan);
+	s->plan = plan;
+	st->up = s->up = !st->why_not[0];
+	if (s->up)
+		s->takeover = false;
+	return 0;
+}
+
 int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 {
 	struct disc_report drep = { .msgs.limit = DISC_MAX_MSGS };
 	struct disc_live live = { 0 };
-	struct plan plan = { 0 };
 	struct subnet *sn = NULL;
-	struct diag flaps = { .limit = SWEEP_MAX_EVENTS };
 	uint64_t t0 = now_ms(), sent0 = txn_stats(s->x)->sent;
 	int r;
 
 	memset(st, 0, sizeof(*st));
 	st->heavy = true;
+	/* What the light sweeps and traps said is in this sweep. */
+	sweep_dirty_clear(s, t0);
 	if (s->pre_sn) { /* discovered already (the election's): use it */
 		sn = s->pre_sn;
 		live = s->pre_live;
@@ -251,38 +293,10 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 	disc_report_free(&drep);
 	if (r < 0)
 		return r;
-	st->nodes = sn->n_nodes;
-	st->ports = sn->n_ports;
-	r = damp(s, sn, &flaps);
-	if (r == 0)
-		r = plan_sweep(s, sn, &live, &plan, st, msgs);
-	if (r == 0) {
-		uint32_t me = plan.sm_port;
-
-		s->agent->guid = sn->port[me].guid ? sn->port[me].guid : sn->node[0].port0_guid;
-		if (plan.route_err == 0)
-			r = program(s, sn, &live, &plan, st, msgs);
-	}
-	if (r < 0) {
-		plan_free(&plan);
-		subnet_free(sn);
-		disc_live_free(&live);
-		diag_free(&flaps);
+	r = sweep_apply(s, sn, &live, st, msgs);
+	if (r < 0)
 		return r;
-	}
-	st->events = name_events(s, sn, &flaps);
-	diag_free(&flaps);
-	subnet_free(s->sn);
-	disc_live_free(&s->live);
-	s->sn = sn;
-	s->live = live;
-	/* The plan goes with the model it was computed on (node and port indices). */
-	plan_free(&s->plan);
-	s->plan = plan;
 	s->heavy++;
-	st->up = s->up = !st->why_not[0];
-	if (s->up)
-		s->takeover = false;
 	st->smps = txn_stats(s->x)->sent - sent0;
 	st->ms = (unsigned)(now_ms() - t0);
 	return 0;
@@ -300,8 +314,10 @@ static void on_switch_info(void *arg, int status, const uint8_t *resp, size_t le
 	struct smp_switch_info si;
 
 	/* No answer is news too: the path to the switch may be gone. */
-	if (status < 0 || smp_decode_switch_info(resp, len, &si) < 0 || (si.life_state & 0x04))
+	if (status < 0 || smp_decode_switch_info(resp, len, &si) < 0 || (si.life_state & 0x04)) {
 		(*q->changed)++;
+		sweep_dirty_add(q->s, q->node, status < 0);
+	}
 }
 
 int sweep_light(struct sweeper *s, bool *changed, struct sweep_stats *st)

@@ -28,6 +28,8 @@ struct sweep_opts {
 	uint64_t subnet_prefix; /* 0: keep what the SM's port has, else fe80::/64 */
 	const struct config *config; /* partitions to program; NULL: P_Keys left alone */
 	struct flap_opts flap;
+	/* A heavy sweep at least this often (lost traps); 0: only when needed. */
+	unsigned heavy_ms;
 };
 
 /*
@@ -64,6 +66,22 @@ struct sweeper {
 	uint64_t pre_smps;
 	unsigned pre_ms;
 	unsigned heavy, light; /* sweeps done */
+	unsigned targeted;     /* sweeps of a part done (sweep_targeted.c) */
+	/*
+	 * Since the last heavy sweep: the switches (indices in sn) a light
+	 * sweep saw PortStateChange on, and whether one did not answer.
+	 */
+	uint32_t *dirty;
+	uint32_t n_dirty, cap_dirty;
+	bool dirty_lost;
+	uint64_t heavy_at_ms; /* when the last heavy sweep ended (CLOCK_MONOTONIC) */
+	bool force_heavy;     /* the next sweep reads it all (loom sweep --heavy, a reload) */
+	/*
+	 * During a targeted sweep: the nodes of the new model whose links
+	 * changed (or that are new), whose P_Key and QoS tables are programmed;
+	 * NULL: all of them (a heavy sweep).
+	 */
+	const bool *only;
 	bool up;               /* the last heavy sweep reached SUBNET UP */
 	/*
 	 * This SM took over a running subnet: until a heavy sweep reaches SUBNET
@@ -75,6 +93,7 @@ struct sweeper {
 /* One sweep, as the summary line tells it. */
 struct sweep_stats {
 	bool heavy;
+	bool targeted;    /* heavy too: a part of the fabric read, the rest planned as a heavy one */
 	uint32_t nodes, ports;
 	unsigned changes; /* heavy: Sets sent; light: switches reporting a change */
 	unsigned events;  /* heavy: nodes gone or new, links down, up, damped or released */
@@ -99,6 +118,28 @@ void sweeper_free(struct sweeper *s);
  * all (the local port does not answer, out of memory).
  */
 int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs);
+/*
+ * The rest of a heavy sweep, on a model just read (sn and live are taken,
+ * freed on failure): damped links out, plan_build(), program what differs;
+ * sn becomes s->sn. Problems go to msgs; -errno when it could not run.
+ */
+int sweep_apply(struct sweeper *s, struct subnet *sn, struct disc_live *live,
+		struct sweep_stats *st, struct diag *msgs);
+/*
+ * sweep_targeted.c: after a trap 128 or a light sweep that saw a change,
+ * read only what those can have changed (disc_part()) and go on as a heavy
+ * sweep does; a heavy sweep instead when the part cannot be told (a trap
+ * from a LID the model does not know, no reporter, a reporter that does not
+ * answer, a switch that did not answer and is still reachable) or when
+ * the last heavy sweep is older than heavy_ms. st->targeted says which ran.
+ */
+int sweep_event(struct sweeper *s, struct sweep_stats *st, struct diag *msgs);
+/* The safety net's heavy sweep is due at now_us (CLOCK_MONOTONIC). */
+bool sweep_heavy_due(const struct sweeper *s, uint64_t now_us);
+/* A light sweep's reporter (lost: it did not answer); -ENOMEM is remembered as lost. */
+void sweep_dirty_add(struct sweeper *s, uint32_t node, bool lost);
+/* A heavy sweep read everything at now_ms: the reporters are forgotten. */
+void sweep_dirty_clear(struct sweeper *s, uint64_t now_ms);
 /*
  * A damped link's hold is over at now_us (CLOCK_MONOTONIC): the next sweep
  * must be heavy to put it back in the routes.

@@ -45,7 +45,7 @@ wait_log() { # RE N SECS
 
 # Heavy sweeps that sent LFT blocks, in lines FROM to TO of the log.
 reroutes() { # FROM TO
-	sed -n "$1,$2p" "$log" | grep -E 'sweep [0-9]+ \(heavy\)' | grep -cvE '\(0 LFT blocks'
+	sed -n "$1,$2p" "$log" | grep -E 'sweep [0-9]+ \((heavy|targeted)\)' | grep -cvE '\(0 LFT blocks'
 }
 
 state_of() { # SWITCH PORT: its PortState, as iblinkinfo shows it

@@ -1,0 +1,154 @@
+#!/bin/bash
+# Targeted sweeps on a fat tree (ft2-k8), loomd as a daemon (--sweep-interval
+# 1, flap damping off, sm.heavy-sweep-interval 1h so no safety-net sweep runs
+# in between). For each event made with ibsim's console:
+#   a spine-to-leaf link down, the same link up, a host link down, up, a leaf
+#   switch removed (Unlink of all its ports), back (ReLink), and a host link
+#   down whose trap is lost (its switch's MasterSMLID points nowhere, set with
+#   ibportstate: the light sweep must catch it)
+# loomd's log must show a targeted sweep and no heavy one, with its SMPs
+# (printed) at most a fifth of the bring-up's; the tables read back with
+# dump_lfts pass `loom verify` and equal `loom route` on the fabric as
+# ibnetdiscover sees it then (a fresh bring-up's on the changed fabric).
+# Then, on a fresh fabric with sm.heavy-sweep-interval 2s, heavy sweeps come
+# on that timer alone (the safety net for lost traps).
+set -uo pipefail
+srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+LOOMD=${LOOMD:-loomd}
+LOOM=${LOOM:-loom}
+. "$srcdir/tests/lib/sim.sh"
+tmp=$(mktemp -d)
+sim_trap_exit 'rm -rf "$tmp"'
+topo=$srcdir/tests/topologies/ft2-k8.topo
+
+cat >"$tmp/loom.yaml" <<YAML
+sm:
+  flap-damping: { flaps: 0 }
+  heavy-sweep-interval: 1h
+YAML
+
+. "$srcdir/tests/lib/loomd.sh"
+
+log=$tmp/daemon.log
+count() { local n; n=$(grep -cE "$1" "$log" 2>/dev/null); echo "${n:-0}"; }
+
+wait_log() { # RE N SECS: more than N lines match RE, within SECS seconds
+	local end=$((SECONDS + $3))
+	while [ "$SECONDS" -le "$end" ]; do
+		[ "$(count "$1")" -gt "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Wait until no sweep line has been logged for 3 s (at most 30 s).
+settle() {
+	local end=$((SECONDS + 30)) n last=-1 since=$SECONDS
+	while [ "$SECONDS" -le "$end" ]; do
+		n=$(count 'sweep [0-9]+ \(')
+		if [ "$n" != "$last" ]; then
+			last=$n
+			since=$SECONDS
+		elif [ $((SECONDS - since)) -ge 3 ]; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
+# The tables as read back equal a fresh bring-up's on the fabric as it is now.
+fresh_check() { # TAG
+	local tag=$1
+	sim_run d ibnetdiscover >"$tmp/$tag.ibnd" 2>/dev/null
+	sim_run d dump_lfts >"$tmp/$tag.dump" 2>/dev/null
+	"$LOOM" verify --normalize "$tmp/$tag.ibnd" "$tmp/$tag.dump" >"$tmp/$tag.fabric" 2>/dev/null
+	"$LOOM" route --canon --engine auto --guid2lid "$tmp/d.state/guid2lid" "$tmp/$tag.ibnd" \
+		>"$tmp/$tag.fresh" 2>"$tmp/$tag.err"
+	tap_check "$tag: every LFT equals a fresh bring-up's on the changed fabric (loom route)" \
+		diff -u "$tmp/$tag.fresh" "$tmp/$tag.fabric" ||
+		tap_diag "$(head -n 20 "$tmp/$tag.err")"
+}
+
+# event TAG WANT_LIGHT CONSOLE-COMMAND...: the event, then the checks above.
+event() {
+	local tag=$1 light=$2 from smps heavy before
+	shift 2
+	from=$(($(wc -l <"$log") + 1))
+	before=$(count 'sweep [0-9]+ \(targeted\)')
+	sim_console d "$@"
+	tap_check "$tag: a targeted sweep follows" wait_log 'sweep [0-9]+ \(targeted\)' "$before" 20
+	settle
+	sed -n "$from,\$p" "$log" >"$tmp/$tag.log"
+	heavy=$(grep -cE 'sweep [0-9]+ \(heavy\)' "$tmp/$tag.log")
+	tap_is "$tag: no heavy sweep" "$heavy" 0 || tap_diag "$(grep -E 'sweep|warn' "$tmp/$tag.log")"
+	if [ "$light" = light ]; then
+		tap_check "$tag: a light sweep saw it (the trap was lost)" \
+			grep -qE 'sweep [0-9]+ \(light\).* [1-9][0-9]* changes' "$tmp/$tag.log"
+	fi
+	smps=$(sed -nE 's/.*sweep [0-9]+ \(targeted\).* ([0-9]+) SMPs.*/\1/p' "$tmp/$tag.log" |
+		awk '{ s += $1 } END { print s + 0 }')
+	tap_diag "$tag: targeted sweeps sent $smps SMPs (bring-up: $bringup)"
+	grep -E 'event:|sweep [0-9]+ \((targeted|light)' "$tmp/$tag.log" | while read -r l; do
+		tap_diag "  $l"
+	done
+	tap_check "$tag: at most a fifth of the bring-up's SMPs ($smps of $bringup)" \
+		test "$smps" -gt 0 -a "$smps" -le $((bringup / 5))
+	tap_check "$tag: SUBNET UP" grep -qE 'sweep [0-9]+ \(targeted\).*SUBNET UP$' "$tmp/$tag.log"
+	lfts_check "$tag" d
+	fresh_check "$tag"
+}
+
+if ! sim_start d "$topo"; then
+	tap_check "simulator starts" false
+	tap_done
+	exit
+fi
+sim_run d --timeout 600 --out "$log" "$LOOMD" --state-dir "$tmp/d.state" -c "$tmp/loom.yaml" \
+	--sweep-interval 1 &
+bg=$!
+tap_check "reaches SUBNET UP" wait_log 'heavy.*SUBNET UP' 0 30
+bringup=$(sed -nE 's/.*sweep 1 \(heavy\).* ([0-9]+) SMPs.*/\1/p' "$log")
+bringup=${bringup:-0}
+settle
+
+link=$(sim_topo_links "$topo" | awk -F'\t' '$1 ~ /spine/ { print $1 "\t" $2; exit }')
+IFS=$'\t' read -r sw port <<<"$link"
+event "switch link down" trap "Unlink \"$sw\"[$port]"
+event "switch link up" trap "ReLink \"$sw\"[$port]"
+event "host link down" trap 'Unlink "h00009"[1]'
+event "host link up" trap 'ReLink "h00009"[1]'
+event "switch removed" trap 'Unlink "leaf004"'
+event "switch back" trap 'ReLink "leaf004"'
+# leaf003's traps go to LID 999, which nobody has: ibsim drops them.
+tap_check "leaf003's MasterSMLID set to 999 (ibportstate)" \
+	sim_run d ibportstate -G 0x0002c90300000007 0 smlid 999
+event "lost trap: host link down" light 'Unlink "h00010"[1]'
+event "lost trap: host link up" light 'ReLink "h00010"[1]'
+
+sim_signal d TERM
+rc=0
+wait "$bg" || rc=$?
+tap_is "SIGTERM ends loomd with status 0" "$rc" 0
+sim_stop d
+
+# The safety net: with sm.heavy-sweep-interval 2s, heavy sweeps come by
+# themselves, with nothing changing (no trap, no light sweep's change).
+printf 'sm:
+  heavy-sweep-interval: 2s
+' >"$tmp/net.yaml"
+log=$tmp/net.log
+if sim_start n "$topo"; then
+	sim_run n --timeout 120 --out "$log" "$LOOMD" --state-dir "$tmp/n.state" -c "$tmp/net.yaml" \
+		--sweep-interval 1 &
+	bg=$!
+	tap_check "safety net: heavy sweeps on the timer, nothing changing" \
+		wait_log 'sweep [0-9]+ \(heavy\).*SUBNET UP' 2 30
+	tap_is "safety net: no targeted sweep" "$(count 'sweep [0-9]+ \(targeted\)')" 0
+	sim_signal n TERM
+	wait "$bg"
+	sim_stop n
+else
+	tap_check "safety net: simulator starts" false
+fi
+tap_done
