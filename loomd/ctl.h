@@ -19,6 +19,7 @@
 struct ctl;
 struct agent;
 struct config;
+struct ha;
 struct sa;
 struct sweeper;
 struct txn;
@@ -31,6 +32,7 @@ struct ctl_view {
 	const struct sweeper *sw;
 	struct config *const *cfg; /* the configuration in force (a reload replaces it) */
 	const char *why_not;       /* the last heavy sweep's, "" when up */
+	const struct ha *ha;       /* the election: the other SMs; NULL: none (--once) */
 };
 
 struct ctl_ops {

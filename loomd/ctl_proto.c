@@ -102,6 +102,11 @@ static void print_text(FILE *f, const struct ctl_status *s)
 	else
 		fprintf(f, "subnet: not up: %s\n",
 			s->why_not[0] ? s->why_not : "no sweep has ended");
+	fprintf(f, "other SMs:%s", s->n_others ? "" : " none seen");
+	for (unsigned i = 0; i < s->n_others && i < CTL_SMS; i++)
+		fprintf(f, "%s 0x%016" PRIx64 " priority %u %s", i ? ";" : "", s->others[i].guid,
+			s->others[i].priority, ctl_sm_state_name(s->others[i].state));
+	fputc('\n', f);
 	fprintf(f, "routing: %s%s%s\n", s->engine ? s->engine : "none has routed the fabric",
 		s->refused[0] ? "; refused by " : "", s->refused);
 	fprintf(f, "configuration: %s\n", s->config ? s->config : "(defaults)");
@@ -149,7 +154,12 @@ static void print_json(FILE *f, const struct ctl_status *s)
 		s->priority, s->guid);
 	fprintf(f, ", \"subnet\": {\"up\": %s, ", s->up ? "true" : "false");
 	json_field_str(f, "why_not", s->up ? NULL : s->why_not);
-	fputs("}, ", f);
+	fputs("}, \"other_sms\": [", f);
+	for (unsigned i = 0; i < s->n_others && i < CTL_SMS; i++)
+		fprintf(f, "%s{\"guid\": \"0x%016" PRIx64 "\", \"priority\": %u, \"state\": \"%s\"}",
+			i ? ", " : "", s->others[i].guid, s->others[i].priority,
+			ctl_sm_state_name(s->others[i].state));
+	fputs("], ", f);
 	json_field_str(f, "engine", s->engine);
 	fputs(", ", f);
 	json_field_str(f, "refused", s->refused[0] ? s->refused : NULL);

@@ -62,6 +62,7 @@ int ctl_reply_parse(const char *buf, size_t len, bool *ok, char *msg, size_t msg
 		    size_t *body);
 
 #define CTL_SWEEPS 8 /* the last sweeps status shows */
+#define CTL_SMS 16   /* the other SMs status lists */
 
 /* One sweep as status shows it (a subset of loomd's struct sweep_stats). */
 struct ctl_sweep {
@@ -94,6 +95,15 @@ struct ctl_status {
 	uint64_t dropped_malformed, dropped_unexpected, dropped_late; /* answers dropped, why */
 	uint64_t traps, sminfo_gets;
 	uint64_t sa_requests, sa_answered, sa_refused, sa_dropped;
+	/*
+	 * The other SMs this SM knows of (IBA 14.4): a master's last look at
+	 * every IsSM port, or a standby's master.
+	 */
+	unsigned n_others;
+	struct ctl_sm {
+		uint64_t guid;
+		uint8_t priority, state;
+	} others[CTL_SMS];
 };
 
 /* SMInfo state names (IBA 14.4.1): "master", "standby", ...; "unknown" out of range. */

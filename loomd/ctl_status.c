@@ -8,6 +8,7 @@
 
 #include "loomd/agent.h"
 #include "loomd/ctl.h"
+#include "loomd/ha.h"
 #include "loomd/sweep.h"
 #include "mad/txn.h"
 #include "sa/sa.h"
@@ -44,4 +45,16 @@ void ctl_status_fill(const struct ctl_view *v, struct ctl_status *out)
 	out->sa_answered = v->sa->st.answered;
 	out->sa_refused = v->sa->st.refused;
 	out->sa_dropped = v->sa->st.dropped + v->sa->st.wrong_key;
+	/* A standby knows its master; a master, what its last look at the IsSM ports read. */
+	if (v->ha && v->agent->state == SMP_SM_STANDBY && v->ha->sm.have_peer) {
+		out->others[0] = (struct ctl_sm){ .guid = v->ha->sm.peer.guid,
+						  .priority = v->ha->sm.peer.priority,
+						  .state = v->ha->sm.peer.state };
+		out->n_others = 1;
+	} else if (v->ha) {
+		for (unsigned i = 0; i < v->ha->n_others && out->n_others < CTL_SMS; i++)
+			out->others[out->n_others++] = (struct ctl_sm){
+				.guid = v->ha->others[i].guid, .priority = v->ha->others[i].priority,
+				.state = v->ha->others[i].state };
+	}
 }

@@ -668,7 +668,7 @@ static int run_daemon(struct loomd *d)
 				.path = d->o.control ? d->o.control : CTL_DEFAULT_PATH,
 				.group = d->cfg ? d->cfg->sm.control_group : NULL,
 				.view = { .agent = &d->agent, .x = d->x, .sa = &d->sa, .sw = &d->sw,
-					  .cfg = &d->cfg, .why_not = d->why_not },
+					  .cfg = &d->cfg, .why_not = d->why_not, .ha = &d->ha },
 				.ops = &loomd_ctl_ops, .arg = d }, &d->ctl);
 		r = loop(d);
 	}

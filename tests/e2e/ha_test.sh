@@ -74,6 +74,11 @@ tap_is "saquery SMIR: A (LID $la) priority 10 MASTER, B (LID $lb) priority 5 STA
 out=$("$LOOM" status --control "$tmp/B.sock" 2>&1)
 tap_check "loom status of B: STANDBY, and why" grep -q 'not up: this SM is STANDBY (master SM' <<<"$out" ||
 	tap_diag "$out"
+tap_check "loom status of B: its master, A, priority 10" \
+	grep -qE "^other SMs: 0x0*${ga#0*} priority 10 master$" <<<"$out" || tap_diag "$out"
+out=$("$LOOM" status --control "$tmp/A.sock" 2>&1)
+tap_check "loom status of A: the standby B, priority 5" \
+	grep -qE "^other SMs: 0x0*${gb#0*} priority 5 standby$" <<<"$out" || tap_diag "$out"
 tap_check "B sent no Set (a standby programs nothing): no sweep in its log" \
 	test "$(grep -c 'sweep [0-9]* (heavy)' "$tmp/B.log")" -eq 0
 ha_lids >"$tmp/lids.before"
