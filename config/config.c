@@ -36,6 +36,7 @@ void config_defaults_fill(struct config *c)
 		.sm_key = 1,
 		.poll_us = 2000000,
 		.poll_misses = 3,
+		.master_lid_checks = 8,
 		.log_level = CONFIG_LOG_INFO,
 	};
 	for (unsigned k = 0; k < _CONFIG_CLASS_MAX; k++)
@@ -275,7 +276,8 @@ static bool sm_equal(const struct config_sm *a, const struct config_sm *b)
 	    a->m_key != b->m_key || a->m_key_lease_s != b->m_key_lease_s ||
 	    a->m_key_protect != b->m_key_protect || a->sm_key != b->sm_key ||
 	    a->poll_us != b->poll_us || a->poll_misses != b->poll_misses ||
-	    a->sticky != b->sticky || a->log_level != b->log_level)
+	    a->sticky != b->sticky || a->master_lid_checks != b->master_lid_checks ||
+	    a->log_level != b->log_level)
 		return false;
 	for (uint32_t i = 0; i < a->routing.n_roots; i++)
 		if (a->routing.root[i].guid != b->routing.root[i].guid)

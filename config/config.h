@@ -111,6 +111,7 @@ struct config_root {
 #define CONFIG_POLL_US_MIN 100000ull      /* sm.poll-interval: 100ms-1h */
 #define CONFIG_POLL_US_MAX 3600000000ull
 #define CONFIG_POLL_MISSES_MAX 100
+#define CONFIG_MASTER_LID_CHECKS_MAX 4096
 
 #define CONFIG_ENGINES_MAX 8
 /* sm.flap-damping.flaps: loomd keeps one more change time a link than this. */
@@ -170,6 +171,12 @@ struct config_sm {
 	uint64_t poll_us;
 	uint8_t poll_misses;
 	bool sticky;
+	/*
+	 * A master defends its subnet (IBA 14.4.1): each light sweep reads the
+	 * PortInfo of this many ports, in turn, for a MasterSMLID not its own.
+	 * 0: not checked.
+	 */
+	uint16_t master_lid_checks;
 	enum config_log_level log_level;
 };
 

@@ -346,6 +346,14 @@ static void s_poll_misses(struct pctx *p, const struct ynode *v, void *obj)
 		sm_of(obj)->poll_misses = (uint8_t)x;
 }
 
+static void s_master_lid_checks(struct pctx *p, const struct ynode *v, void *obj)
+{
+	uint64_t x;
+
+	if (parse_uint(p, v, 0, CONFIG_MASTER_LID_CHECKS_MAX, &x))
+		sm_of(obj)->master_lid_checks = (uint16_t)x;
+}
+
 static void s_sticky(struct pctx *p, const struct ynode *v, void *obj)
 {
 	parse_bool(p, v, &sm_of(obj)->sticky);
@@ -378,6 +386,7 @@ void parse_sm(struct pctx *p, const struct ynode *v, void *obj)
 		{ "poll-interval", s_poll },
 		{ "poll-misses", s_poll_misses },
 		{ "sticky", s_sticky },
+		{ "master-lid-checks", s_master_lid_checks },
 		{ "log-level", s_log_level },
 	};
 

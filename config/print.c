@@ -94,6 +94,7 @@ static void print_sm(const struct config_sm *sm, FILE *f)
 	put_duration(f, "  ", "poll-interval", sm->poll_us);
 	fprintf(f, "  poll-misses: %u\n  sticky: %s\n", sm->poll_misses,
 		sm->sticky ? "true" : "false");
+	fprintf(f, "  master-lid-checks: %u\n", sm->master_lid_checks);
 	fprintf(f, "  log-level: %s\n", config_log_level_name(sm->log_level));
 }
 

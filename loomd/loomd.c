@@ -414,6 +414,12 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 		d->agent.resweep = true;
 	if (d->sw.up && !d->agent.resweep) {
 		r = sweep_light(&d->sw, &changed, &st);
+		if (r == 0 && st.sm_lid_wrong)
+			log_warn("light sweep: %u of the ports checked point at MasterSMLID %u, not this "
+				 "SM's %u (the first: %s port %u); a heavy sweep sets every port's",
+				 st.sm_lid_wrong, st.sm_lid_seen, d->sw.plan.sm_lid,
+				 subnet_str(d->sw.sn, d->sw.sn->node[d->sw.sn->port[st.sm_lid_port].node].desc),
+				 d->sw.sn->port[st.sm_lid_port].num);
 		if (r == 0)
 			log_sweep(d, &st, changed || !st.up);
 	}
@@ -725,6 +731,7 @@ static int setup(struct loomd *d)
 	so.config = d->cfg && d->cfg->file ? d->cfg : NULL;
 	flap_opts_from(&so.flap, d->cfg);
 	so.heavy_ms = d->cfg ? (unsigned)(d->cfg->sm.heavy_sweep_us / 1000) : 300000;
+	so.sm_lid_checks = d->cfg ? d->cfg->sm.master_lid_checks : 8;
 	r = mad_umad_open(d->o.ca, d->o.port, MAD_UMAD_SM | MAD_UMAD_SA, &d->u);
 	d->sa_on = r == 0;
 	if (r < 0 && r != -ENODEV) {

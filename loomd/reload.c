@@ -59,6 +59,7 @@ static int reload_file(struct loomd *d, const char *who, FILE *out)
 	/* Damping as the new file says from the next sweep (flaps 0 releases every link). */
 	flap_opts_from(&d->sw.flap.o, c);
 	d->sw.o.heavy_ms = (unsigned)(c->sm.heavy_sweep_us / 1000);
+	d->sw.o.sm_lid_checks = c->sm.master_lid_checks;
 	d->agent.priority = c->sm.priority;
 	d->agent.sm_key = c->sm.sm_key;
 	/* The election's keys and the polls, from the next SMInfo read on. */

@@ -320,6 +320,66 @@ static void on_switch_info(void *arg, int status, const uint8_t *resp, size_t le
 	}
 }
 
+struct sample_req {
+	struct sweeper *s;
+	uint32_t port;
+	struct sweep_stats *st;
+};
+
+/* A sampled port's MasterSMLID: not ours, and the port is up, means a heavy sweep. */
+static void on_sample(void *arg, int status, const uint8_t *resp, size_t len)
+{
+	_cleanup_free_ struct sample_req *q = arg;
+	struct smp_port_info pi;
+
+	/* An unanswered CA is the next heavy sweep's business, not this check's. */
+	if (status < 0 || smp_decode_port_info(resp, len, &pi) < 0 || pi.state < SMP_PORT_INIT)
+		return;
+	if (pi.sm_lid != q->s->plan.sm_lid && !q->st->sm_lid_wrong++) {
+		q->st->sm_lid_port = q->port;
+		q->st->sm_lid_seen = pi.sm_lid;
+	}
+}
+
+/*
+ * IBA 14.4.1: a master defends its subnet. Each light sweep reads the
+ * PortInfo of o.sm_lid_checks ports, in turn, and checks that they point
+ * at this SM (a second SM may have set them, or they kept a dead master's
+ * LID): on a fabric of N ports every port is read once in N /
+ * sm_lid_checks light sweeps, for that many SMPs each.
+ */
+static int sample_sm_lid(struct sweeper *s, struct sweep_stats *st)
+{
+	const struct subnet *sn = s->sn;
+	unsigned asked = 0;
+	int r = 0;
+
+	if (!s->plan.sm_lid)
+		return 0;
+	for (uint32_t i = 0; i < sn->n_ports && asked < s->o.sm_lid_checks && r == 0; i++) {
+		uint32_t p = (s->sample_next + i) % sn->n_ports, n = sn->port[p].node;
+		struct smp_req q = { .method = SMP_GET, .attr_id = SMP_ATTR_PORT_INFO,
+				     .attr_mod = sn->port[p].num, .hops = s->live.node[n].hops };
+		struct sample_req *sq;
+
+		/* LID-bearing ports (CA ports, switch port 0) that are up and ours to set. */
+		if (!sn->port[p].lid || !s->live.port[p].have_pi ||
+		    s->live.port[p].pi.state < SMP_PORT_INIT || p == s->plan.sm_port)
+			continue;
+		sq = malloc(sizeof(*sq));
+		if (!sq)
+			return -ENOMEM;
+		*sq = (struct sample_req){ s, p, st };
+		memcpy(q.path, s->live.node[n].path, sizeof(q.path));
+		r = txn_submit(s->x, &q, on_sample, sq);
+		if (r < 0)
+			free(sq);
+		asked++;
+		s->sample_next = (p + 1) % sn->n_ports;
+	}
+	return r;
+}
+
 int sweep_light(struct sweeper *s, bool *changed, struct sweep_stats *st)
 {
 	uint64_t t0 = now_ms(), sent0 = txn_stats(s->x)->sent;
@@ -348,7 +408,14 @@ int sweep_light(struct sweeper *s, bool *changed, struct sweep_stats *st)
 			free(lq);
 	}
 	if (r == 0)
+		r = sample_sm_lid(s, st);
+	if (r == 0)
 		r = txn_run(s->x, -1);
+	/* A port that points elsewhere: only a heavy sweep sets every port's MasterSMLID. */
+	if (st->sm_lid_wrong) {
+		n_changed++;
+		s->force_heavy = true;
+	}
 	s->light++;
 	st->nodes = s->sn->n_nodes;
 	st->ports = s->sn->n_ports;

@@ -30,6 +30,7 @@ struct sweep_opts {
 	struct flap_opts flap;
 	/* A heavy sweep at least this often (lost traps); 0: only when needed. */
 	unsigned heavy_ms;
+	unsigned sm_lid_checks; /* ports a light sweep checks for MasterSMLID (sm.master-lid-checks) */
 };
 
 /*
@@ -88,6 +89,7 @@ struct sweeper {
 	 * UP, the LIDs the ports hold (the old master's) win over the map's.
 	 */
 	bool takeover;
+	uint32_t sample_next; /* the next port a light sweep checks for MasterSMLID */
 };
 
 /* One sweep, as the summary line tells it. */
@@ -105,6 +107,10 @@ struct sweep_stats {
 	unsigned ms;
 	bool up;
 	char why_not[160]; /* why the sweep did not reach SUBNET UP */
+	/* light: sampled ports whose MasterSMLID is not ours; the first, and what it had */
+	unsigned sm_lid_wrong;
+	uint32_t sm_lid_port;
+	uint16_t sm_lid_seen;
 };
 
 /* Load the LID map (its bad lines go to msgs). -errno on I/O errors. */

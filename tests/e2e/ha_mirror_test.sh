@@ -130,5 +130,16 @@ tap_check "after the takeover: dump_mfts reads the same MFTs on every switch" \
 	diff -u "$tmp/before.mfts" "$tmp/after.mfts"
 tap_check "... and they forward some MLID (the test compares something)" \
 	grep -qiE '^0xc0' "$tmp/after.mfts"
+
+# The master defends the subnet: a port pointed at another MasterSMLID is set back.
+smlid() { at "$HC" smpquery -D portinfo 0 1 2>/dev/null | sed -n 's/^SMLid:\.*//p'; }
+before=$(smlid)
+tap_check "Hca2's MasterSMLID is B's LID (smpquery: $before)" test -n "$before"
+at "$HC" ibportstate -D 0 1 smlid 999 >/dev/null 2>&1
+tap_is "Hca2's MasterSMLID pointed at 999 (ibportstate)" "$(smlid)" 999
+tap_check "B's light sweep finds it" ha_wait_log B 'point at MasterSMLID 999, not this SM' 20 ||
+	tap_diag "$(tail -n 3 "$tmp/B.log")"
+for _ in $(seq 50); do [ "$(smlid)" = "$before" ] && break; sleep 0.2; done
+tap_is "... and sets it back to B's LID ($before)" "$(smlid)" "$before"
 ha_stop TERM B
 tap_done
