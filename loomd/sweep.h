@@ -30,6 +30,9 @@ struct sweep_opts {
 	struct flap_opts flap;
 	/* A heavy sweep at least this often (lost traps); 0: only when needed. */
 	unsigned heavy_ms;
+	/* M_Keys to use and set (fabric/mkey.h); NULL: none. The route table goes to mkey_paths. */
+	struct mkey *mkey;
+	const char *mkey_paths;
 };
 
 /*
@@ -88,6 +91,7 @@ struct sweeper {
 	 * UP, the LIDs the ports hold (the old master's) win over the map's.
 	 */
 	bool takeover;
+	unsigned mkey_foreign; /* the last heavy sweep: nodes with another SM's M_Key */
 };
 
 /* One sweep, as the summary line tells it. */
