@@ -42,6 +42,8 @@ void config_defaults_fill(struct config *c)
 	for (unsigned k = 0; k < _CONFIG_CLASS_MAX; k++)
 		qos_class_default(&c->qos[k], k == CONFIG_CLASS_SWITCH_PORT0 ? 1 : 8);
 	config_health_defaults(&c->health);
+	/* Off until the file has an mkey: section; then these, unless it says otherwise. */
+	c->mkey = (struct config_mkey){ .protect = 2, .source = CONFIG_MKEY_DERIVED };
 }
 
 void config_partition_default(struct config_partition *pt)
@@ -127,6 +129,7 @@ static void parse_top(struct pctx *p, const struct ynode *root)
 		{ "partitions", parse_partitions },
 		{ "qos", parse_qos },
 		{ "health", parse_health },
+		{ "mkey", parse_mkey },
 	};
 
 	if (root && root->type != YNODE_MAP && !parse_is_null(p, root))
@@ -313,7 +316,9 @@ bool config_qos_class_equal(const struct config_qos_class *a, const struct confi
 
 bool config_equal(const struct config *a, const struct config *b)
 {
-	if (!sm_equal(&a->sm, &b->sm) || a->n_parts != b->n_parts)
+	if (!sm_equal(&a->sm, &b->sm) || a->n_parts != b->n_parts ||
+	    a->mkey.on != b->mkey.on || a->mkey.protect != b->mkey.protect ||
+	    a->mkey.lease_s != b->mkey.lease_s || a->mkey.source != b->mkey.source)
 		return false;
 	for (uint32_t i = 0; i < a->n_parts; i++)
 		if (!config_partition_equal(&a->part[i], &b->part[i]))

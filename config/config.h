@@ -15,6 +15,7 @@
  *   parse_part.c  the partitions: section
  *   parse_qos.c   the qos: section
  *   parse_health.c the health: section (loom health's defaults), and its print
+ *   parse_mkey.c  the mkey: section (M_Key protection)
  *   names.c       the words for each enum below (engines, log levels, member
  *                 groups, port classes), shared by the parsers and validate.c
  *   units.c       words and units people read <-> IBA values (mtu, rate, time, GUID)
@@ -253,6 +254,20 @@ struct config_health {
 	bool strict;          /* warnings count as problems */
 };
 
+enum config_mkey_source {
+	CONFIG_MKEY_DERIVED, /* per node: HMAC-SHA256(secret in the state dir, node GUID) */
+	_CONFIG_MKEY_SOURCE_MAX
+};
+extern const char *const config_mkey_source_names[_CONFIG_MKEY_SOURCE_MAX];
+
+/* The mkey: section; on is false when the file has none (no M_Keys set). */
+struct config_mkey {
+	bool on;
+	uint8_t protect;  /* PortInfo:M_KeyProtectBits 0-3 (default 2) */
+	uint16_t lease_s; /* PortInfo:M_KeyLeasePeriod, seconds; 0: never expires */
+	enum config_mkey_source source;
+};
+
 struct config {
 	char *file; /* where it was read from; NULL: the built-in defaults */
 	struct config_sm sm;
@@ -260,6 +275,7 @@ struct config {
 	uint32_t n_parts;
 	struct config_qos_class qos[_CONFIG_CLASS_MAX];
 	struct config_health health;
+	struct config_mkey mkey;
 };
 
 /*

@@ -157,6 +157,7 @@ void parse_health(struct pctx *p, const struct ynode *v, void *obj);
 void config_health_defaults(struct config_health *h);
 bool config_health_equal(const struct config_health *a, const struct config_health *b);
 void config_health_print(const struct config_health *h, FILE *f);
+void parse_mkey(struct pctx *p, const struct ynode *v, void *obj);
 
 /* validate.c: checks across fields, then P_Keys and the default partition. */
 void validate(struct pctx *p);

@@ -160,6 +160,12 @@ int config_print(const struct config *c, FILE *f)
 	for (unsigned k = 0; k < _CONFIG_CLASS_MAX; k++)
 		print_qos_class(&c->qos[k], (enum config_port_class)k, f);
 	config_health_print(&c->health, f);
+	/* Only when on: a file without the section prints as it always did. */
+	if (c->mkey.on) {
+		fprintf(f, "mkey:\n  protect: %u\n", c->mkey.protect);
+		put_duration(f, "  ", "lease", (uint64_t)c->mkey.lease_s * 1000000);
+		fprintf(f, "  source: %s\n", config_mkey_source_names[c->mkey.source]);
+	}
 	if (fflush(f) == EOF || ferror(f))
 		return errno ? -errno : -EIO;
 	return 0;

@@ -326,7 +326,36 @@ static bool want_port(struct prog *g, uint32_t pi, struct smp_port_set *s)
 		s->hoq_life = config_hoq_code(q->hoq_us);
 		s->vl_stall = q->vl_stall_count;
 	}
+	if (g->o->mkey) {
+		s->mkey = true;
+		s->mkey_match = !sw || p->num == 0;
+		s->m_key = mkey_derive(g->o->mkey->secret, sn->node[p->node].guid);
+		s->mkey_protect = g->o->mkey->protect;
+		s->mkey_lease = g->o->mkey->lease_s;
+	}
 	return true;
+}
+
+/*
+ * The port that holds a node's M_Key (a switch's port 0, a CA port itself)
+ * shows a key loomd did not set: another SM's (at protect 1 a Get without
+ * the key reads it as 0 with the protect bits still set). IBA 14.2.4.
+ */
+static bool mkey_foreign(const struct prog *g, uint32_t pi)
+{
+	const struct subnet *sn = g->sn;
+	const struct subnet_port *p = &sn->port[pi];
+	const struct disc_port *lp;
+
+	if (!g->o->mkey)
+		return false;
+	if (subnet_is_switch(sn, p->node))
+		pi = sn->node[p->node].port_base;
+	lp = &g->live->port[pi];
+	if (!lp->have_pi)
+		return false;
+	return (lp->pi.m_key || lp->pi.mkey_protect) &&
+	       lp->pi.m_key != mkey_derive(g->o->mkey->secret, sn->node[p->node].guid);
 }
 
 static void set_port(struct prog *g, uint32_t pi, const struct smp_port_set *s)
@@ -353,6 +382,18 @@ static void configure_ports(struct prog *g)
 	for (uint32_t pi = 0; pi < g->sn->n_ports; pi++) {
 		struct smp_port_set s;
 
+		if (mkey_foreign(g, pi)) {
+			char buf[160];
+
+			/* Once a node: at its key-holding port. */
+			if (!subnet_is_switch(g->sn, g->sn->port[pi].node) || g->sn->port[pi].num == 0) {
+				g->rep->mkey_foreign++;
+				diag_msg(&g->rep->msgs, "%s: holds an M_Key loomd did not set "
+					 "(another SM's); left alone", prog_port_name(g, pi, buf,
+					 sizeof(buf)));
+			}
+			continue;
+		}
 		if (!want_port(g, pi, &s))
 			continue;
 		/* IBA 14.2.5.6 / ibsim: Armed only from Init; switch port 0 is always Active. */

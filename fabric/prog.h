@@ -22,6 +22,9 @@
  *                 that reported read again, what they newly reach walked, the
  *                 unreachable dropped (disc.h: disc_part())
  *   disc_priv.h   what disc.c, disc_dup.c and disc_part.c share: the sweep's state
+ *   mkey.c        M_Keys (mkey.h): derived per node, looked up by directed route, the
+ *                 route table kept in the state dir
+ *   mkey_secret.c the M_Key secret file: created 0600 from getrandom(), checked
  *   health.c      loom health's findings (health.h: the judges' input and output)
  *   health_links.c  judge: port states, trained width/speed, MTU/VLs of link ends
  *   health_sm.c   judge: one master SM, standbys, LIDs, MasterSMLID
@@ -48,6 +51,7 @@
 #include "mad/txn.h"
 #include "routing/route.h"
 #include "fabric/disc.h"
+#include "fabric/mkey.h"
 #include "model/subnet.h"
 #include "plan/qos.h"
 
@@ -76,6 +80,7 @@ struct prog_opts {
 	 * the last pass left them: their links did not change.
 	 */
 	const bool *only;
+	const struct mkey *mkey;       /* M_Keys to set (fabric/mkey.h); NULL: M_Key 0 */
 };
 
 /* What one programming pass sent, and what did not take. */
@@ -95,6 +100,7 @@ struct prog_report {
 	unsigned mft_reads;  /* MFT blocks read to compare */
 	unsigned mft_blocks; /* MFT blocks sent */
 	unsigned failed;     /* requests refused or unanswered */
+	unsigned mkey_foreign; /* nodes holding another SM's M_Key: left alone */
 	struct diag msgs;    /* start it with .limit = PROG_MAX_MSGS */
 };
 

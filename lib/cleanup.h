@@ -14,6 +14,7 @@
  *   par.c      a parallel for-loop over worker threads (par.h)
  *   strnum.c   numbers in text: the value of a digit (for every reader of numbers), an
  *              option's number in a range (strnum.h)
+ *   sha256.c   SHA-256 and HMAC-SHA256, for the derived M_Keys (sha256.h)
  *   strpool.c  strings stored once, named by 32-bit offsets (strpool.h)
  *   utf8.c     UTF-8 decoded with every check, and the one rule for what a
  *              message may quote from a file as it is (utf8.h)

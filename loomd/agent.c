@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <string.h>
 
+#include "lib/cleanup.h"
+#include "lib/log.h"
 #include "mad/smp.h"
 #include "loomd/agent.h"
 
@@ -72,6 +74,20 @@ static void note_reporter(struct agent *a, uint16_t lid)
 	a->trap_lid[a->n_trap_lids++] = lid;
 }
 
+/* Trap 256: someone sent a port an SMP with a wrong M_Key. Logged once a LID a sweep. */
+static void bad_mkey(struct agent *a, uint16_t lid)
+{
+	a->trap256++;
+	for (unsigned i = 0; i < a->n_bad_mkey; i++)
+		if (a->bad_mkey_lid[i] == lid)
+			return;
+	if (a->n_bad_mkey < ARRAY_SIZE(a->bad_mkey_lid))
+		a->bad_mkey_lid[a->n_bad_mkey++] = lid;
+	log_warn("trap 256 (Bad M_Key) from the port at LID %u: an SMP with a wrong M_Key was "
+		 "refused there (another SM or a host tool without the key?); said once a sweep",
+		 lid);
+}
+
 void agent_request(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)
 {
 	struct agent *a = arg;
@@ -86,6 +102,8 @@ void agent_request(void *arg, const uint8_t *mad, size_t len, const struct mad_a
 			a->trap128++;
 			a->resweep = true;
 			note_reporter(a, n.issuer_lid ? n.issuer_lid : from ? from->lid : 0);
+		} else if (smp_decode_notice(mad, len, &n) == 0 && n.generic && n.trap_num == 256) {
+			bad_mkey(a, n.issuer_lid);
 		} else if (smp_decode_notice(mad, len, &n) == 0 && n.generic && n.trap_num == 144) {
 			/* A port's CapabilityMask changed, e.g. an SM started there (IsSM). */
 			a->resweep = a->heavy_asked = true;

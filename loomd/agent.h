@@ -40,6 +40,13 @@ struct agent {
 	/* A trap 144 (a port's CapabilityMask changed: an SM there?): the next sweep is heavy. */
 	bool heavy_asked;
 	uint64_t traps, trap128, sminfo_gets, sminfo_sets, refused;
+	/*
+	 * Trap 256 (Bad M_Key, IBA 14.2.4): counted; the issuers' LIDs are
+	 * logged once each until the next heavy sweep clears the list.
+	 */
+	uint64_t trap256;
+	uint16_t bad_mkey_lid[32];
+	unsigned n_bad_mkey;
 };
 
 void agent_init(struct agent *a, struct txn *x, uint64_t guid, uint8_t priority);

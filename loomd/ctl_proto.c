@@ -130,6 +130,10 @@ static void print_text(FILE *f, const struct ctl_status *s)
 		" late\n", s->dropped_malformed, s->dropped_unexpected, s->dropped_late);
 	fprintf(f, "SM agent: %" PRIu64 " traps, %" PRIu64 " SMInfo gets\n", s->traps,
 		s->sminfo_gets);
+	if (s->mkey_on)
+		fprintf(f, "M_Key: protect %u, %" PRIu64 " traps 256 (Bad M_Key), %u nodes with "
+			"another SM's key (left alone)\n", s->mkey_protect, s->trap256,
+			s->mkey_foreign);
 	fprintf(f, "SA: %" PRIu64 " requests, %" PRIu64 " answered, %" PRIu64 " refused, %" PRIu64
 		" dropped\n", s->sa_requests, s->sa_answered, s->sa_refused, s->sa_dropped);
 }
@@ -184,10 +188,13 @@ static void print_json(FILE *f, const struct ctl_status *s)
 		", \"dropped_malformed\": %" PRIu64 ", \"dropped_unexpected\": %" PRIu64
 		", \"dropped_late\": %" PRIu64 ", \"traps\": %" PRIu64 ", \"sminfo_gets\": %" PRIu64
 		", \"sa_requests\": %" PRIu64 ", \"sa_answered\": %" PRIu64
-		", \"sa_refused\": %" PRIu64 ", \"sa_dropped\": %" PRIu64 "}}\n",
+		", \"sa_refused\": %" PRIu64 ", \"sa_dropped\": %" PRIu64
+		", \"trap256\": %" PRIu64 "}, \"mkey\": {\"on\": %s, \"protect\": %u"
+		", \"foreign_nodes\": %u}}\n",
 		s->smps, s->smp_retries, s->smp_timeouts, s->smp_failed, s->dropped_malformed,
 		s->dropped_unexpected, s->dropped_late, s->traps, s->sminfo_gets, s->sa_requests,
-		s->sa_answered, s->sa_refused, s->sa_dropped);
+		s->sa_answered, s->sa_refused, s->sa_dropped, s->trap256,
+		s->mkey_on ? "true" : "false", s->mkey_protect, s->mkey_foreign);
 }
 
 int ctl_status_print(FILE *f, const struct ctl_status *s, bool json)

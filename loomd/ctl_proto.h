@@ -94,6 +94,11 @@ struct ctl_status {
 	uint64_t smps, smp_timeouts, smp_retries, smp_failed;
 	uint64_t dropped_malformed, dropped_unexpected, dropped_late; /* answers dropped, why */
 	uint64_t traps, sminfo_gets;
+	/* M_Key (IBA 14.2.4): on, the protect bits set, traps 256, nodes with another SM's key */
+	bool mkey_on;
+	uint8_t mkey_protect;
+	uint64_t trap256;
+	unsigned mkey_foreign;
 	uint64_t sa_requests, sa_answered, sa_refused, sa_dropped;
 	/*
 	 * The other SMs this SM knows of (IBA 14.4): a master's last look at

@@ -41,6 +41,11 @@ void ctl_status_fill(const struct ctl_view *v, struct ctl_status *out)
 	out->dropped_late = t->dropped[TXN_DROP_LATE];
 	out->traps = v->agent->traps;
 	out->sminfo_gets = v->agent->sminfo_gets;
+	out->trap256 = v->agent->trap256;
+	/* What is in force: the mkey: section is taken at the start only. */
+	out->mkey_on = v->sw->o.mkey != NULL;
+	out->mkey_protect = v->sw->o.mkey ? v->sw->o.mkey->protect : 0;
+	out->mkey_foreign = v->sw->mkey_foreign;
 	out->sa_requests = v->sa->st.requests;
 	out->sa_answered = v->sa->st.answered;
 	out->sa_refused = v->sa->st.refused;

@@ -20,6 +20,7 @@
 #include "loomd/ha.h"
 #include "loomd/loomd.h"
 #include "loomd/sweep.h"
+#include "fabric/mkey.h"
 #include "mad/txn.h"
 #include "mad/umad.h"
 #include "sa/sa.h"
@@ -34,6 +35,9 @@ struct loomd {
 	struct ha_mirror mirror; /* standby: the master's SA state, installed on takeover */
 	bool standby_compared;   /* this standby period compared its routing (ha_plan.h) */
 	struct sweeper sw;
+	struct mkey mkey; /* M_Keys, when the configuration has an mkey: section */
+	bool mkey_on;
+	char mkey_paths[PATH_MAX];
 	struct sa sa;
 	bool sa_on; /* the SA agent is registered on the port */
 	sd_event *ev;

@@ -688,6 +688,60 @@ static int run_daemon(struct loomd *d)
 	return r < 0 ? 1 : 0;
 }
 
+
+static uint64_t mkey_hook(void *arg, const struct smp_req *r)
+{
+	return mkey_for_req(arg, r);
+}
+
+/*
+ * The mkey: section: the secret (created on the first start), the routes
+ * the last run learned. Refuses to start on a secret others may read.
+ */
+static int mkey_setup(struct loomd *d)
+{
+	uint8_t secret[MKEY_SECRET_LEN];
+	char file[PATH_MAX];
+	bool created;
+	int r;
+
+	if (!d->cfg || !d->cfg->mkey.on)
+		return 0;
+	snprintf(file, sizeof(file), "%s/mkey.secret", d->o.state_dir);
+	r = mkey_secret_load(file, secret, &created);
+	if (r == -EPERM) {
+		log_err("M_Key secret %s may be read by others than its owner; every node's "
+			"M_Key follows from it. Make it mode 0600 (chmod 600 %s) and check who "
+			"read it; not starting", file, file);
+		return r;
+	}
+	if (r == -EPROTO) {
+		log_err("M_Key secret %s is not %u bytes; restore it from the copy the standby "
+			"SMs hold, or remove it to key the fabric anew (only on a fabric without "
+			"protected ports); not starting", file, MKEY_SECRET_LEN);
+		return r;
+	}
+	if (r < 0) {
+		log_err("M_Key secret %s: %s; not starting", file, strerror(-r));
+		return r;
+	}
+	if (created)
+		log_info("M_Key secret %s created (mode 0600); copy it to the standby SMs' state "
+			 "dirs to let them take over", file);
+	mkey_init(&d->mkey, secret, d->cfg->mkey.protect, d->cfg->mkey.lease_s);
+	explicit_bzero(secret, sizeof(secret));
+	d->mkey_on = true;
+	snprintf(d->mkey_paths, sizeof(d->mkey_paths), "%s/mkey.paths", d->o.state_dir);
+	r = mkey_paths_load(&d->mkey, d->mkey_paths);
+	if (r < 0)
+		log_warn("%s: %s; starting without it: nodes whose M_Key protects them may not "
+			 "answer until rediscovered", d->mkey_paths,
+			 r == -EPROTO ? "malformed" : strerror(-r));
+	log_info("M_Key protection on: protect %u, lease %us, %u routes known",
+		 d->cfg->mkey.protect, d->cfg->mkey.lease_s, d->mkey.n);
+	return 0;
+}
+
 static int setup(struct loomd *d)
 {
 	struct diag msgs = { .limit = 50 };
@@ -726,6 +780,9 @@ static int setup(struct loomd *d)
 		return -errno;
 	}
 	snprintf(d->guid2lid, sizeof(d->guid2lid), "%s/guid2lid", d->o.state_dir);
+	r = mkey_setup(d);
+	if (r < 0)
+		return r;
 	so.guid2lid = d->guid2lid;
 	/* Without a file there are no partitions to program: P_Keys are left as they are. */
 	so.config = d->cfg && d->cfg->file ? d->cfg : NULL;
@@ -748,6 +805,11 @@ static int setup(struct loomd *d)
 	r = txn_new(&mad_umad_ops, d->u, &d->o.txn, &d->x);
 	if (r < 0)
 		return r;
+	if (d->mkey_on) {
+		txn_set_mkey_hook(d->x, mkey_hook, &d->mkey);
+		so.mkey = &d->mkey;
+		so.mkey_paths = d->mkey_paths;
+	}
 	txn_set_drop_hook(d->x, on_drop, d);
 	agent_init(&d->agent, d->x, 0, (uint8_t)d->o.priority);
 	/* SMInfo's SM_Key and the SA's: a trusted SA request must carry it. */
@@ -815,6 +877,7 @@ int main(int argc, char **argv)
 		rc = d.o.once ? run_once(&d) : run_daemon(&d);
 	sa_free(&d.sa);
 	sweeper_free(&d.sw);
+	mkey_free(&d.mkey);
 	ha_free(&d.ha);
 	ha_mirror_free(&d.mirror);
 	config_free(d.cfg);

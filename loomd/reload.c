@@ -69,6 +69,15 @@ static int reload_file(struct loomd *d, const char *who, FILE *out)
 	d->ha.sm.sticky = c->sm.sticky;
 	d->ha.poll_us = c->sm.poll_us;
 	d->standby_compared = false; /* a standby compares its routing again */
+	/* M_Key protect and lease from the next sweep; the section itself only at a start. */
+	if (d->mkey_on && c->mkey.on) {
+		d->mkey.protect = c->mkey.protect;
+		d->mkey.lease_s = c->mkey.lease_s;
+	} else if (d->mkey_on != c->mkey.on) {
+		log_warn("%s: %s %s the mkey: section; M_Key protection stays %s until loomd "
+			 "restarts", who, path, c->mkey.on ? "adds" : "removes",
+			 d->mkey_on ? "on" : "off");
+	}
 	log_info("%s: %s reloaded; a heavy sweep applies what changed%s", who, path,
 		 ctl_paused(d->ctl) ? " when sweeps resume" : "");
 	d->agent.resweep = d->sw.force_heavy = true;

@@ -135,7 +135,7 @@ static int program(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 						 sn->subnet_prefix,
 				.pkeys = plan->have_pkeys ? &plan->pkeys : NULL,
 				.qos = plan->qos, .qos_knobs = plan->qos && plan->qos == plan->config,
-				.mcast = s->mcast, .only = s->only };
+				.mcast = s->mcast, .only = s->only, .mkey = s->o.mkey };
 	int r;
 
 	if (!po.subnet_prefix)
@@ -148,6 +148,9 @@ static int program(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 	st->qos_blocks = prep.qos_blocks;
 	st->lft_blocks = prep.lft_blocks;
 	st->pkey_blocks = prep.pkey_blocks;
+	s->mkey_foreign = prep.mkey_foreign;
+	if (prep.mkey_foreign)
+		not_up(st, "%u nodes hold another SM's M_Key", prep.mkey_foreign);
 	if (prep.failed)
 		not_up(st, "%u requests refused or unanswered", prep.failed);
 	if (prep.not_active)
@@ -229,7 +232,11 @@ int sweep_apply(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 
 	st->nodes = sn->n_nodes;
 	st->ports = sn->n_ports;
-	r = damp(s, sn, &flaps);
+	s->agent->n_bad_mkey = 0; /* trap 256 logged again, once a port, this sweep */
+	/* Every route this model answers on gets its node's key from now on. */
+	r = s->o.mkey ? mkey_learn(s->o.mkey, sn, live) : 0;
+	if (r == 0)
+		r = damp(s, sn, &flaps);
 	if (r == 0)
 		r = plan_sweep(s, sn, live, &plan, st, msgs);
 	if (r == 0) {
@@ -245,6 +252,13 @@ int sweep_apply(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 		disc_live_free(live);
 		diag_free(&flaps);
 		return r;
+	}
+	if (s->o.mkey && s->o.mkey->dirty && s->o.mkey_paths) {
+		int w = mkey_paths_save(s->o.mkey, s->o.mkey_paths);
+
+		if (w < 0)
+			diag_msg(msgs, "%s: %s; a restarted loomd may not reach nodes whose M_Key "
+				 "protects them", s->o.mkey_paths, strerror(-w));
 	}
 	st->events = name_events(s, sn, &flaps);
 	diag_free(&flaps);

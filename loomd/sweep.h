@@ -31,6 +31,9 @@ struct sweep_opts {
 	/* A heavy sweep at least this often (lost traps); 0: only when needed. */
 	unsigned heavy_ms;
 	unsigned sm_lid_checks; /* ports a light sweep checks for MasterSMLID (sm.master-lid-checks) */
+	/* M_Keys to use and set (fabric/mkey.h); NULL: none. The route table goes to mkey_paths. */
+	struct mkey *mkey;
+	const char *mkey_paths;
 };
 
 /*
@@ -90,6 +93,7 @@ struct sweeper {
 	 */
 	bool takeover;
 	uint32_t sample_next; /* the next port a light sweep checks for MasterSMLID */
+	unsigned mkey_foreign; /* the last heavy sweep: nodes with another SM's M_Key */
 };
 
 /* One sweep, as the summary line tells it. */

@@ -132,6 +132,8 @@ int smp_decode_port_info(const uint8_t *mad, size_t len, struct smp_port_info *o
 		return -EPROTO;
 	*out = (struct smp_port_info){
 		.m_key = cl_ntoh64(w.m_key),
+		.mkey_protect = ib_port_info_get_mpb(&w),
+		.mkey_lease = cl_ntoh16(w.m_key_lease_period),
 		.subnet_prefix = cl_ntoh64(w.subnet_prefix),
 		.lid = cl_ntoh16(w.base_lid),
 		.sm_lid = cl_ntoh16(w.master_sm_base_lid),

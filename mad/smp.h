@@ -80,6 +80,8 @@ struct smp_node_info {
 struct smp_port_info {
 	uint64_t m_key, subnet_prefix;
 	uint16_t lid, sm_lid;
+	uint8_t mkey_protect; /* M_KeyProtectBits */
+	uint16_t mkey_lease;  /* M_KeyLeasePeriod, seconds */
 	uint32_t cap_mask;
 	uint8_t local_port;
 	uint8_t lmc;
@@ -143,6 +145,15 @@ struct smp_port_set {
 	uint8_t hoq_life;      /* PortInfo:HOQLife code, 0-20 (4.096 us x 2^code; 20: infinite) */
 	uint8_t vl_stall;      /* PortInfo:VLStallCount, 0-7 */
 	uint64_t subnet_prefix;
+	/*
+	 * IBA 14.2.4: with mkey, the Set writes M_Key, M_KeyProtectBits and
+	 * M_KeyLeasePeriod; without, M_Key 0 as always. mkey_match: the port
+	 * holds them (a CA port, switch port 0), so a match compares them.
+	 */
+	bool mkey, mkey_match;
+	uint8_t mkey_protect;
+	uint16_t mkey_lease;
+	uint64_t m_key;
 };
 
 enum { SMP_KNOB_VL_HIGH = 1, SMP_KNOB_HOQ = 2, SMP_KNOB_STALL = 4 };

@@ -12,8 +12,13 @@
 
 static void apply_port(ib_port_info_t *w, const struct smp_port_set *s)
 {
-	/* IBA 14.2.5.6: the SM owns these. M_Key stays 0 until M_Key protection exists. */
+	/* IBA 14.2.5.6: the SM owns these; M_Key 0 unless M_Key protection is on. */
 	w->m_key = 0;
+	if (s->mkey) {
+		w->m_key = cl_hton64(s->m_key);
+		ib_port_info_set_mpb(w, s->mkey_protect);
+		w->m_key_lease_period = cl_hton16(s->mkey_lease);
+	}
 	w->subnet_prefix = cl_hton64(s->subnet_prefix);
 	w->base_lid = cl_hton16(s->lid);
 	w->master_sm_base_lid = cl_hton16(s->sm_lid);
@@ -81,6 +86,11 @@ bool smp_port_info_matches(const uint8_t raw[SMP_DATA_SIZE], const struct smp_po
 	memcpy(&w, raw, sizeof(w));
 	want = w;
 	apply_port(&want, s);
+	if (s->mkey && !s->mkey_match) { /* a switch's external port holds no M_Key */
+		want.m_key = w.m_key;
+		want.m_key_lease_period = w.m_key_lease_period;
+		ib_port_info_set_mpb(&want, ib_port_info_get_mpb(&w));
+	}
 	return !memcmp(&w, &want, sizeof(w));
 }
 

@@ -42,6 +42,8 @@ struct txn {
 	void *req_arg;
 	txn_response_fn resp_fn;
 	void *resp_arg;
+	txn_mkey_fn mkey_fn;
+	void *mkey_arg;
 	uint64_t (*now_fn)(void *arg);
 	void *now_arg;
 };
@@ -102,6 +104,12 @@ void txn_set_drop_hook(struct txn *x, txn_drop_fn fn, void *arg)
 	x->drop_arg = arg;
 }
 
+void txn_set_mkey_hook(struct txn *x, txn_mkey_fn fn, void *arg)
+{
+	x->mkey_fn = fn;
+	x->mkey_arg = arg;
+}
+
 void txn_set_clock(struct txn *x, uint64_t (*now_ms)(void *arg), void *arg)
 {
 	x->now_fn = now_ms;
@@ -126,8 +134,16 @@ int txn_submit(struct txn *x, const struct smp_req *r, txn_done_fn done, void *a
 
 	if (!it)
 		return -ENOMEM;
+	/* The M_Key of the node the route reaches, when the caller set none. */
+	if (x->mkey_fn && !r->m_key) {
+		struct smp_req k = *r;
+
+		k.m_key = x->mkey_fn(x->mkey_arg, r);
+		e = smp_encode(&k, 0, it->mad);
+	} else {
+		e = smp_encode(r, 0, it->mad);
+	}
 	/* The TID is patched in when the request goes out. */
-	e = smp_encode(r, 0, it->mad);
 	if (e < 0) {
 		free(it);
 		return e;

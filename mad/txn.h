@@ -81,6 +81,12 @@ void txn_set_drop_hook(struct txn *x, txn_drop_fn fn, void *arg);
 void txn_set_request_hook(struct txn *x, txn_request_fn fn, void *arg);
 /* Without a hook, responses nobody waits for are dropped as unexpected (or late). */
 void txn_set_response_hook(struct txn *x, txn_response_fn fn, void *arg);
+/*
+ * IBA 14.2.4: the M_Key each SMP carries. With a hook, a request submitted
+ * with m_key 0 goes out with the key fn gives for its route (0: none).
+ */
+typedef uint64_t (*txn_mkey_fn)(void *arg, const struct smp_req *r);
+void txn_set_mkey_hook(struct txn *x, txn_mkey_fn fn, void *arg);
 /* Send one MAD outside the window (an answer to a request); counted in sent. */
 int txn_send_raw(struct txn *x, const uint8_t *mad, size_t len, const struct mad_addr *to);
 /* Replace the monotonic clock (milliseconds), for tests. */
