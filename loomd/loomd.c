@@ -64,13 +64,14 @@ static void log_msgs(const struct diag *d)
 static void sweep_line(const struct loomd *d, const struct sweep_stats *st, char *buf,
 		       size_t size)
 {
-	char lft[96] = "";
+	char lft[128] = "";
 
 	if (st->heavy && d->cfg && d->cfg->file)
-		snprintf(lft, sizeof(lft), " (%u LFT blocks, %u P_Key blocks, %u QoS blocks)",
-			 st->lft_blocks, st->pkey_blocks, st->qos_blocks);
+		snprintf(lft, sizeof(lft), " (%u LFT blocks, %u P_Key blocks, %u QoS blocks, %u MFT "
+			 "blocks)", st->lft_blocks, st->pkey_blocks, st->qos_blocks, st->mft_blocks);
 	else if (st->heavy)
-		snprintf(lft, sizeof(lft), " (%u LFT blocks)", st->lft_blocks);
+		snprintf(lft, sizeof(lft), " (%u LFT blocks, %u MFT blocks)", st->lft_blocks,
+			 st->mft_blocks);
 	snprintf(buf, size, "sweep %u (%s): %" PRIu32 " nodes, %" PRIu32 " ports, %u changes%s, %"
 		 PRIu64 " SMPs, %u ms%s%s",
 		 d->sw.heavy + d->sw.light + d->sw.targeted,

@@ -112,6 +112,9 @@ tap_check "A killed: B takes over and installs the mirror" \
 	ha_wait_log B 'installed its SA state as mirrored' 30 || tap_diag "$(tail -n 5 "$tmp/B.log")"
 tap_diag "$(grep -o 'installed its SA state.*' "$tmp/B.log")"
 tap_check "B: SUBNET UP as master" ha_wait_log B 'SUBNET UP' 30
+first=$(grep 'sweep [0-9]* (heavy)' "$tmp/B.log" | head -n 1)
+tap_diag "B's first sweep as master: $first"
+tap_check "... it sends 0 LFT and 0 MFT blocks" grep -qE '\(0 LFT blocks, .*0 MFT blocks\)' <<<"$first"
 sleep 2
 tap_check "B's install refused no group and moved none" \
 	grep -q ' 0 moved, 0 refused' "$tmp/B.log"

@@ -104,7 +104,7 @@ tap_check "SIGHUP: a heavy sweep applies the new file" wait_heavy "$n"
 line=$(grep 'sweep [0-9]* (heavy)' "$tmp/loomd.log" | tail -n 1)
 tap_diag "$line"
 tap_check "SIGHUP: only 2 P_Key blocks sent (h00006's port and the switch port facing it)" \
-	grep -q ', 2 P_Key blocks, 0 QoS blocks)' <<<"$line"
+	grep -q ', 2 P_Key blocks, 0 QoS blocks, ' <<<"$line"
 lid6=$(lid_of "$(host_guid 6)")
 tap_is "h00006: now in storage" "$(pkeys "$((lid6))")" "0xffff 0x8020"
 

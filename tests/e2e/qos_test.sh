@@ -90,6 +90,6 @@ tap_is "restart: exit 0" "$rc" 0
 # A restart knows nothing of what ibsim drops: it sets VLHighLimit and
 # VLStallCount once more (port Sets, counted as changes), and no table.
 tap_check "restart: no table block sent (0 LFT, 0 P_Key, 0 QoS blocks)" \
-	grep -q ' changes (0 LFT blocks, 0 P_Key blocks, 0 QoS blocks)' "$tmp/log2"
+	grep -q ' changes (0 LFT blocks, 0 P_Key blocks, 0 QoS blocks, 0 MFT blocks)' "$tmp/log2"
 tap_diag "$(grep sweep "$tmp/log2")"
 tap_done
