@@ -65,6 +65,13 @@ int health_sm_path(const struct subnet *sn, const struct disc_live *live, uint32
 int health_read_sm(struct txn *x, const struct subnet *sn, const struct disc_live *live,
 		   struct health_sm_port **out)
 {
+	return health_read_sm_some(x, sn, live, NULL, NULL, out);
+}
+
+int health_read_sm_some(struct txn *x, const struct subnet *sn, const struct disc_live *live,
+			bool (*want)(void *arg, uint32_t port), void *arg,
+			struct health_sm_port **out)
+{
 	struct health_sm_port *sm = calloc(sn->n_ports ? sn->n_ports : 1, sizeof(*sm));
 	int r = 0;
 
@@ -78,6 +85,8 @@ int health_read_sm(struct txn *x, const struct subnet *sn, const struct disc_liv
 			continue;
 		/* An SM on a switch sits behind its port 0 (IBA 14.2.5.6, 17.2.1). */
 		if (subnet_is_switch(sn, sn->port[p].node) && sn->port[p].num)
+			continue;
+		if (want && !want(arg, p))
 			continue;
 		sm[p].asked = true;
 		sm[p].status = health_sm_path(sn, live, p, &q);

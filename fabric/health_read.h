@@ -12,6 +12,10 @@
  * array indexed like sn's ports (free() it); a port that did not answer has
  * asked set and a negative status. -ENOMEM, or the transport's -errno.
  */
+/* The same for the IsSM ports want(arg, port) is true of (want NULL: all). */
+int health_read_sm_some(struct txn *x, const struct subnet *sn, const struct disc_live *live,
+			bool (*want)(void *arg, uint32_t port), void *arg,
+			struct health_sm_port **out);
 int health_read_sm(struct txn *x, const struct subnet *sn, const struct disc_live *live,
 		   struct health_sm_port **out);
 

@@ -222,17 +222,44 @@ unsigned ha_poll(struct ha *h)
 	return smstate_input(&h->sm, &(struct sm_ev){ .in = SMI_POLL_MISSED });
 }
 
-unsigned ha_look(struct ha *h, const struct subnet *sn, const struct disc_live *live)
+static uint64_t port_guid(const struct subnet *sn, uint32_t p)
+{
+	return sn->port[p].guid ? sn->port[p].guid : sn->node[sn->port[p].node].port0_guid;
+}
+
+struct look {
+	const struct ha *h;
+	const struct subnet *sn;
+};
+
+/* A light look asks the ports that answered SMInfo at the last whole one. */
+static bool known_sm(void *arg, uint32_t p)
+{
+	const struct look *l = arg;
+	uint64_t g = port_guid(l->sn, p);
+
+	for (unsigned i = 0; i < l->h->n_known; i++)
+		if (l->h->known[i] == g)
+			return true;
+	return false;
+}
+
+unsigned ha_look(struct ha *h, const struct subnet *sn, const struct disc_live *live, bool all)
 {
 	struct health_sm_port *smp = NULL;
+	struct look l = { h, sn };
 	unsigned act = 0;
 
-	if (!sn || health_read_sm(h->x, sn, live, &smp) < 0)
+	if (!sn || health_read_sm_some(h->x, sn, live, all ? NULL : known_sm, &l, &smp) < 0)
 		return 0;
 	h->n_others = 0;
+	if (all)
+		h->n_known = 0;
 	for (uint32_t p = 0; p < sn->n_ports && !(act & SMA_SEND_HANDOVER); p++) {
 		if (!smp[p].asked || smp[p].status < 0 || smp[p].smi.guid == h->sm.guid)
 			continue;
+		if (all && h->n_known < HA_OTHERS)
+			h->known[h->n_known++] = port_guid(sn, p);
 		if (h->n_others < HA_OTHERS && smstate_key_ok(&h->sm, &smp[p].smi))
 			h->others[h->n_others++] = smp[p].smi;
 		if (smp[p].smi.state == SMP_SM_MASTER)

@@ -38,6 +38,8 @@ struct ha {
 	/* The other SMs as a master's last look read them (SMInfoRecords list them). */
 	struct smp_sm_info others[HA_OTHERS];
 	unsigned n_others;
+	uint64_t known[HA_OTHERS]; /* port GUIDs that answered SMInfo at the last whole look */
+	unsigned n_known;
 };
 
 void ha_init(struct ha *h, struct txn *x, uint8_t priority, uint64_t sm_key, uint64_t poll_us,
@@ -65,8 +67,15 @@ static inline uint64_t ha_confirm_us(const struct ha *h)
 int ha_send_trap144(struct ha *h);
 /* Standby: read the SMInfo of the SM we poll. */
 unsigned ha_poll(struct ha *h);
-/* Master, after a light or heavy sweep of (sn, live): read the other SMs, elect. */
-unsigned ha_look(struct ha *h, const struct subnet *sn, const struct disc_live *live);
+/*
+ * Master, after a sweep of (sn, live): read the other SMs' SMInfo, elect.
+ * all (after a heavy sweep): every port that says IsSM; else only those
+ * that answered at the last such look (IBA 14.4.1: the master polls the SMs
+ * it knows; a new SM says it is there with trap 144, which asks for a
+ * heavy sweep). A port that says IsSM but never answers is not asked again
+ * at every light sweep (each ask would wait out its retries).
+ */
+unsigned ha_look(struct ha *h, const struct subnet *sn, const struct disc_live *live, bool all);
 /*
  * Send the SMInfo Set ctrl (SM_CTRL_HANDOVER, _ACKNOWLEDGE) to the SM in
  * h->sm.peer, by directed route through (sn, live) or our own discovery.

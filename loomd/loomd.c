@@ -428,7 +428,7 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 		r = heavy(d, &st);
 	/* IBA 14.4: a master looks at the other SMs; a higher one gets a HANDOVER. */
 	if (d->ha_on && r == 0)
-		ha_do(d, ha_look(&d->ha, d->sw.sn, &d->sw.live));
+		ha_do(d, ha_look(&d->ha, d->sw.sn, &d->sw.live, st.heavy && !st.targeted));
 	if (asked) {
 		if (r == 0)
 			sweep_line(d, &st, line, sizeof(line));
