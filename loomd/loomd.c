@@ -108,6 +108,8 @@ static void notify_status(const struct loomd *d)
 		   p->engine ? "; routed with " : "", p->engine ? p->engine->name : "", refused);
 }
 
+static void ha_do(struct loomd *d, unsigned act);
+
 static int heavy(struct loomd *d, struct sweep_stats *st)
 {
 	struct diag msgs = { .limit = 200 };
@@ -140,6 +142,15 @@ static int heavy(struct loomd *d, struct sweep_stats *st)
 		config_free(d->cfg_planned);
 		d->cfg_planned = NULL;
 	}
+	/*
+	 * IBA 14.4: a master looks at the other SMs (a higher one gets a
+	 * HANDOVER). Before the Reports below go out: a subscriber that holds
+	 * issm (the simulator's way to get Reports) is asked SMInfo here, not
+	 * while it answers its Report and leaves, which umad2sim does not
+	 * survive.
+	 */
+	if (d->ha_on)
+		ha_do(d, ha_look(&d->ha, d->sw.sn, &d->sw.live, !st->targeted));
 	/* Ports in or out of service (traps 64/65) against the last whole model only. */
 	if (st->up && d->sa_on)
 		sa_swept(&d->sa);
@@ -426,9 +437,9 @@ static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 	}
 	if (r < 0 || changed || !d->sw.up || d->agent.resweep)
 		r = heavy(d, &st);
-	/* IBA 14.4: a master looks at the other SMs; a higher one gets a HANDOVER. */
-	if (d->ha_on && r == 0)
-		ha_do(d, ha_look(&d->ha, d->sw.sn, &d->sw.live, st.heavy && !st.targeted));
+	/* After a light sweep, the SMs the master knows (heavy(): after a heavy one). */
+	if (d->ha_on && r == 0 && !st.heavy)
+		ha_do(d, ha_look(&d->ha, d->sw.sn, &d->sw.live, false));
 	if (asked) {
 		if (r == 0)
 			sweep_line(d, &st, line, sizeof(line));
