@@ -39,6 +39,7 @@
 #include "loomd/ha_mirror.h"
 #include "loomd/ha_plan.h"
 #include "loomd/loomd.h"
+#include "loomd/startguard.h"
 #include "loomd/sweep.h"
 
 #define ONCE_ATTEMPTS 5
@@ -754,7 +755,7 @@ static int mkey_setup(struct loomd *d)
 	return 0;
 }
 
-static int setup(struct loomd *d)
+static int setup(struct loomd *d, struct startguard *g)
 {
 	struct diag msgs = { .limit = 50 };
 	struct sweep_opts so = { .route = { .lmc = (uint8_t)d->o.lmc, .roots = d->o.roots,
@@ -801,6 +802,14 @@ static int setup(struct loomd *d)
 	flap_opts_from(&so.flap, d->cfg);
 	so.heavy_ms = d->cfg ? (unsigned)(d->cfg->sm.heavy_sweep_us / 1000) : 300000;
 	so.sm_lid_checks = d->cfg ? d->cfg->sm.master_lid_checks : 8;
+	/* libibumad may never return here (umad2sim waits for its simulator for ever). */
+	if (d->o.port)
+		startguard_doing(g, d->o.open_timeout_s, "opening %s port %u",
+				 d->o.ca ? d->o.ca : "the first CA", d->o.port);
+	else
+		startguard_doing(g, d->o.open_timeout_s, "opening the first usable port of %s",
+				 d->o.ca ? d->o.ca : "the first CA");
+	log_debug("opening the port (up to %u s, --open-timeout)", d->o.open_timeout_s);
 	r = mad_umad_open(d->o.ca, d->o.port, MAD_UMAD_SM | MAD_UMAD_SA, &d->u);
 	d->sa_on = r == 0;
 	if (r < 0 && r != -ENODEV) {
@@ -814,6 +823,7 @@ static int setup(struct loomd *d)
 			d->o.ca ? d->o.ca : "the first CA", d->o.port, strerror(-r));
 		return r;
 	}
+	startguard_doing(g, 0, "setting up on %s port %u", mad_umad_ca(d->u), mad_umad_port(d->u));
 	r = txn_new(&mad_umad_ops, d->u, &d->o.txn, &d->x);
 	if (r < 0)
 		return r;
@@ -860,7 +870,7 @@ static int setup(struct loomd *d)
 int main(int argc, char **argv)
 {
 	struct loomd d = { .o = { .state_dir = DEFAULT_STATE_DIR, .engine = "auto",
-				  .txn = TXN_OPTS_DEFAULT } };
+				  .open_timeout_s = 60, .txn = TXN_OPTS_DEFAULT } };
 	enum log_level lvl = LOG_LVL_INFO;
 	int rc;
 
@@ -883,9 +893,18 @@ int main(int argc, char **argv)
 	sigaddset(&ss, SIGINT);
 	sigaddset(&ss, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &ss, NULL);
-	if (setup(&d) < 0)
-		rc = 1;
-	else
+	/*
+	 * Until sd-event's signalfd takes them, the guard does: SIGTERM and
+	 * SIGINT end loomd at any moment of setup(), a hung open included.
+	 */
+	struct startguard guard = { 0 };
+
+	if (startguard_start(&guard) < 0)
+		log_warn("no thread to watch for SIGTERM while starting; until the port is open, "
+			 "only SIGKILL stops loomd");
+	rc = setup(&d, &guard) < 0;
+	startguard_stop(&guard);
+	if (rc == 0)
 		rc = d.o.once ? run_once(&d) : run_daemon(&d);
 	sa_free(&d.sa);
 	sweeper_free(&d.sw);

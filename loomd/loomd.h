@@ -10,6 +10,8 @@
  *   loomd.c       setup, the sd-event loop (umad fd, sweep timer, signals),
  *                 SIGHUP reload, systemd notify and watchdog, --once
  *   loomd_opts.c  the command line, then the configuration file under it
+ *   startguard.c  SIGTERM and SIGINT while setup() runs (a hung open included),
+ *                 and the deadline of opening the port (startguard.h)
  *   reload.c      SIGHUP and `loom reload`: the file read again (daemon.h:
  *                 struct loomd, the daemon's one state)
  *   check.c       --check-config: the file under the options, checked and printed
@@ -78,6 +80,7 @@ struct loomd_opts {
 	char lfts_buf[PATH_MAX]; /* lfts from the configuration, which SIGHUP may free */
 	unsigned sweep_ms;
 	unsigned priority;
+	unsigned open_timeout_s; /* how long opening the port may take (startguard.c) */
 	bool once;
 	struct txn_opts txn;
 };

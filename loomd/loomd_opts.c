@@ -34,6 +34,8 @@ static void usage(FILE *f)
 		"                       (default " CTL_DEFAULT_PATH ")\n"
 		"  --ca NAME            the CA to run on (default: the first)\n"
 		"  --port N             its port (default: the first usable)\n"
+		"  --open-timeout S     give up when opening the port takes longer, 1-3600 s\n"
+		"                       (default 60)\n"
 		"  --routing E[,E...]   routing engines tried in order until one routes the fabric;\n"
 		"                       'auto' (the default) is ftree, vlayered, updn (see\n"
 		"                       'loom route --help')\n"
@@ -68,7 +70,8 @@ static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, 
 int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level *lvl)
 {
 	enum { O_ONCE = 256, O_CHECK, O_ROOT, O_STATE, O_CA, O_PORT, O_ROUTING, O_LMC, O_SWEEP, O_PRIO,
-	       O_WIN, O_TMO, O_RETRY, O_VLS, O_LFTS, O_FALLBACK, O_CONTROL };
+	       O_WIN, O_TMO, O_RETRY, O_VLS, O_LFTS, O_FALLBACK, O_CONTROL,
+	       O_OPEN_TMO };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, O_CHECK },
@@ -78,6 +81,7 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
 		{ "control", required_argument, NULL, O_CONTROL },
 		{ "ca", required_argument, NULL, O_CA },
 		{ "port", required_argument, NULL, O_PORT },
+		{ "open-timeout", required_argument, NULL, O_OPEN_TMO },
 		{ "routing", required_argument, NULL, O_ROUTING },
 		{ "fallback", required_argument, NULL, O_FALLBACK },
 		{ "lmc", required_argument, NULL, O_LMC },
@@ -123,6 +127,9 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
 		case O_CA: o->ca = optarg; break;
 		case O_CONTROL: o->control = optarg; break;
 		case O_PORT: r = parse_uint("--port", optarg, 1, 254, &o->port); break;
+		case O_OPEN_TMO:
+			r = parse_uint("--open-timeout", optarg, 1, 3600, &o->open_timeout_s);
+			break;
 		case O_ROUTING: o->engine = optarg; o->set |= SET_ENGINE; break;
 		case O_FALLBACK:
 			if (strcmp(optarg, "auto") && strcmp(optarg, "none")) {
