@@ -9,6 +9,24 @@
 
 #include "fabric/prog_priv.h"
 
+/* The LIDs of block b whose entry changes (want against what the switch held, if known). */
+static void count_rerouted(struct prog *g, const struct prog_lft *e, uint32_t b,
+			   const uint8_t *want, size_t n)
+{
+	const uint8_t *had = e->known[b] ? e->lft + (size_t)b * SMP_LFT_BLOCK : NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t lid = (size_t)b * SMP_LFT_BLOCK + i;
+
+		if (had ? had[i] == want[i] : want[i] == ROUTE_DROP)
+			continue;
+		if (!g->rerouted[lid]) {
+			g->rerouted[lid] = 1;
+			g->rep->lids_rerouted++;
+		}
+	}
+}
+
 static void send_block(struct prog *g, uint32_t s, uint32_t b)
 {
 	const uint8_t *want = route_lft(g->ro, s) + (size_t)b * SMP_LFT_BLOCK;
@@ -28,6 +46,7 @@ static void send_block(struct prog *g, uint32_t s, uint32_t b)
 	if ((size_t)b * SMP_LFT_BLOCK + n > nlids)
 		n = nlids - (size_t)b * SMP_LFT_BLOCK;
 	memcpy(r.data, want, n);
+	count_rerouted(g, e, b, want, n);
 	e->known[b] = 0; /* until the switch acknowledges it */
 	g->rep->lft_blocks++;
 	prog_submit(g, &r, PREQ_LFT_SET, s, b, 0);

@@ -40,6 +40,8 @@ struct prog {
 	struct prog_report *rep;
 	int err; /* ENOMEM or a transport error: stop sending */
 	struct mcast_want *mft; /* prog_mft.c: the MFTs wanted, for the replies */
+	/* prog_lft.c: per LID, whether a block sent changes its entry on some switch */
+	uint8_t *rerouted;
 };
 
 /* As in discovery: a request whose every try timed out is sent again, this many times in all. */

@@ -10,6 +10,9 @@
 # (printed) at most a fifth of the bring-up's; the tables read back with
 # dump_lfts pass `loom verify` and equal `loom route` on the fabric as
 # ibnetdiscover sees it then (a fresh bring-up's on the changed fabric).
+# Each event's "event handled" line says how many destination LIDs it
+# rerouted: as many as differ (on a switch in both) between dump_lfts before
+# and after the event, when one sweep handled it all.
 # Then, on a fresh fabric with sm.heavy-sweep-interval 2s, heavy sweeps come
 # on that timer alone (the safety net for lost traps).
 set -uo pipefail
@@ -60,6 +63,22 @@ settle() {
 	return 1
 }
 
+# dump_lfts as "switch-GUID LID port" lines, switches and LIDs in hex.
+lft_lines() { # DUMP
+	awk '/^Unicast lids/ { sw = ""; for (i = 1; i < NF; i++) if ($i == "guid") sw = $(i + 1) }
+	     /^0x[0-9a-f]+ [0-9]+ / && sw != "" { print sw, $1, $2 }' "$1" | sort
+}
+
+# The LIDs whose entry differs on some switch in both dumps.
+rerouted() { # BEFORE AFTER
+	local a=$tmp/rr.a b=$tmp/rr.b
+	lft_lines "$1" >"$a"
+	lft_lines "$2" >"$b"
+	comm -12 <(cut -d' ' -f1 "$a" | sort -u) <(cut -d' ' -f1 "$b" | sort -u) >"$tmp/rr.sw"
+	comm -3 "$a" "$b" | awk 'NR == FNR { sw[$1] = 1; next } { $1 = $1 } sw[$1] { print $2 }' \
+		"$tmp/rr.sw" - | sort -u | wc -l
+}
+
 # The tables as read back equal a fresh bring-up's on the fabric as it is now.
 fresh_check() { # TAG
 	local tag=$1
@@ -92,7 +111,7 @@ event() {
 	smps=$(sed -nE 's/.*sweep [0-9]+ \(targeted\).* ([0-9]+) SMPs.*/\1/p' "$tmp/$tag.log" |
 		awk '{ s += $1 } END { print s + 0 }')
 	tap_diag "$tag: targeted sweeps sent $smps SMPs (bring-up: $bringup)"
-	grep -E 'event:|sweep [0-9]+ \((targeted|light)' "$tmp/$tag.log" | while read -r l; do
+	grep -E 'event( handled)?:|sweep [0-9]+ \((targeted|light)' "$tmp/$tag.log" | while read -r l; do
 		tap_diag "  $l"
 	done
 	tap_check "$tag: at most a fifth of the bring-up's SMPs ($smps of $bringup)" \
@@ -100,6 +119,24 @@ event() {
 	tap_check "$tag: SUBNET UP" grep -qE 'sweep [0-9]+ \(targeted\).*SUBNET UP$' "$tmp/$tag.log"
 	lfts_check "$tag" d
 	fresh_check "$tag"
+	handled_check "$tag"
+}
+
+# The event's "event handled" line(s): LIDs rerouted as dump_lfts tells them.
+prev_dump=
+handled_check() { # TAG
+	local tag=$1 n said want
+	n=$(grep -c 'event handled: .*: [0-9]* LIDs rerouted, [0-9]* LFT blocks, [0-9]* SMPs, [0-9]* ms$' \
+		"$tmp/$tag.log")
+	tap_check "$tag: an 'event handled' line says LIDs rerouted, blocks, SMPs, ms" test "$n" -ge 1 ||
+		tap_diag "$(grep -E 'event' "$tmp/$tag.log")"
+	said=$(sed -nE 's/.*event handled: .*: ([0-9]+) LIDs rerouted.*/\1/p' "$tmp/$tag.log" |
+		awk '{ s += $1 } END { print s + 0 }')
+	if [ "$n" = 1 ] && [ -n "$prev_dump" ]; then
+		want=$(rerouted "$prev_dump" "$tmp/$tag.dump")
+		tap_is "$tag: LIDs rerouted as dump_lfts before and after differ" "$said" "$want"
+	fi
+	prev_dump=$tmp/$tag.dump
 }
 
 if ! sim_start d "$topo"; then
@@ -114,6 +151,8 @@ tap_check "reaches SUBNET UP" wait_log 'heavy.*SUBNET UP' 0 30
 bringup=$(sed -nE 's/.*sweep 1 \(heavy\).* ([0-9]+) SMPs.*/\1/p' "$log")
 bringup=${bringup:-0}
 settle
+sim_run d dump_lfts >"$tmp/bringup.dump" 2>/dev/null
+prev_dump=$tmp/bringup.dump
 
 link=$(sim_topo_links "$topo" | awk -F'\t' '$1 ~ /spine/ { print $1 "\t" $2; exit }')
 IFS=$'\t' read -r sw port <<<"$link"
