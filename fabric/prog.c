@@ -449,7 +449,7 @@ int prog_run(struct txn *x, const struct subnet *sn, struct disc_live *live,
 
 	r = phase(&g, configure_ports);
 	if (r == 0) {
-		g.rerouted = calloc((size_t)ro->max_lid + 1, 1);
+		g.rerouted = calloc(PROG_LID_SPACE, 1);
 		r = g.rerouted ? phase(&g, prog_program_lfts) : -ENOMEM;
 		free(g.rerouted);
 		g.rerouted = NULL;

@@ -95,7 +95,8 @@ struct prog_report {
 	unsigned lft_blocks; /* LFT blocks sent */
 	/*
 	 * Destination LIDs whose entry a block sent changes on some switch (an
-	 * entry not known before, read or written, counts when it forwards).
+	 * entry not known before, read or written, counts when it forwards),
+	 * or that a lowered LinearFDBTop stops forwarding.
 	 */
 	unsigned lids_rerouted;
 	unsigned pkey_reads; /* P_Key blocks read to compare */
