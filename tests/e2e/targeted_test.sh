@@ -7,7 +7,7 @@
 #   down whose trap is lost (its switch's MasterSMLID points nowhere, set with
 #   ibportstate: the light sweep must catch it)
 # and on a 4x4 torus (vlayered, through auto) a switch-to-switch link down
-# and up, where the routes also keep every VL free of credit loops and the
+# and up, then the last host's link down and up, where the routes also keep every VL free of credit loops and the
 # ports hold the engine's SL-to-VL map (on 4x4, shortest paths need only one
 # VL: bigger tori cost CI time).
 # loomd's log must show a targeted sweep and no heavy one, with its SMPs
@@ -238,6 +238,9 @@ if sim_start t "$ttopo"; then
 	torus_check "torus: switch link down"
 	event "torus: switch link up" trap "ReLink \"$sw\"[$port]"
 	torus_check "torus: switch link up"
+	# The last host: its LID may be the top one, which LinearFDBTop cuts.
+	event "torus: last host link down" trap 'Unlink "h00016"[1]'
+	event "torus: last host link up" trap 'ReLink "h00016"[1]'
 	sim_signal t TERM
 	rc=0
 	wait "$bg" || rc=$?
