@@ -448,8 +448,12 @@ int prog_run(struct txn *x, const struct subnet *sn, struct disc_live *live,
 	int r;
 
 	r = phase(&g, configure_ports);
-	if (r == 0)
-		r = phase(&g, prog_program_lfts);
+	if (r == 0) {
+		g.rerouted = calloc(PROG_LID_SPACE, 1);
+		r = g.rerouted ? phase(&g, prog_program_lfts) : -ENOMEM;
+		free(g.rerouted);
+		g.rerouted = NULL;
+	}
 	if (r == 0 && o->pkeys)
 		r = phase(&g, prog_program_pkeys);
 	if (r == 0 && o->qos)

@@ -93,6 +93,12 @@ struct prog_report {
 	unsigned si_sets;    /* SwitchInfo Sets */
 	unsigned lft_reads;  /* LFT blocks read to learn a switch's table */
 	unsigned lft_blocks; /* LFT blocks sent */
+	/*
+	 * Destination LIDs whose entry a block sent changes on some switch (an
+	 * entry not known before, read or written, counts when it forwards),
+	 * or that a lowered LinearFDBTop stops forwarding.
+	 */
+	unsigned lids_rerouted;
 	unsigned pkey_reads; /* P_Key blocks read to compare */
 	unsigned pkey_blocks; /* P_Key blocks sent */
 	unsigned qos_reads;  /* SL2VL and VLArb blocks read to compare */

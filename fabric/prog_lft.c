@@ -9,6 +9,51 @@
 
 #include "fabric/prog_priv.h"
 
+/* The LIDs of block b whose entry changes (want against what the switch held, if known). */
+static void count_rerouted(struct prog *g, const struct prog_lft *e, uint32_t b,
+			   const uint8_t *want, size_t n)
+{
+	const uint8_t *had = e->known[b] ? e->lft + (size_t)b * SMP_LFT_BLOCK : NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t lid = (size_t)b * SMP_LFT_BLOCK + i;
+
+		if (lid >= PROG_LID_SPACE)
+			break;
+		if (had ? had[i] == want[i] : want[i] == ROUTE_DROP)
+			continue;
+		if (!g->rerouted[lid]) {
+			g->rerouted[lid] = 1;
+			g->rep->lids_rerouted++;
+		}
+	}
+}
+
+/*
+ * LinearFDBTop moved from top to the new max_lid. Lowered: the LIDs above
+ * it that the switch forwarded (or may have: not known) are dropped from now
+ * on. Raised: the LIDs above top that switch s is to forward are forwarded
+ * from now on, whether or not their block is sent.
+ */
+static void count_top(struct prog *g, uint32_t s, const struct prog_lft *e, uint32_t top)
+{
+	uint32_t lo = top < g->ro->max_lid ? top + 1 : (uint32_t)g->ro->max_lid + 1;
+	uint32_t hi = top < g->ro->max_lid ? g->ro->max_lid : top;
+	const uint8_t *want = route_lft(g->ro, s);
+
+	for (uint32_t lid = lo; lid <= hi && lid < PROG_LID_SPACE; lid++) {
+		uint32_t b = lid / SMP_LFT_BLOCK;
+
+		if (top < g->ro->max_lid ? want[lid] == ROUTE_DROP :
+		    lid < e->len && e->known[b] && e->lft[lid] == ROUTE_DROP)
+			continue;
+		if (!g->rerouted[lid]) {
+			g->rerouted[lid] = 1;
+			g->rep->lids_rerouted++;
+		}
+	}
+}
+
 static void send_block(struct prog *g, uint32_t s, uint32_t b)
 {
 	const uint8_t *want = route_lft(g->ro, s) + (size_t)b * SMP_LFT_BLOCK;
@@ -28,6 +73,7 @@ static void send_block(struct prog *g, uint32_t s, uint32_t b)
 	if ((size_t)b * SMP_LFT_BLOCK + n > nlids)
 		n = nlids - (size_t)b * SMP_LFT_BLOCK;
 	memcpy(r.data, want, n);
+	count_rerouted(g, e, b, want, n);
 	e->known[b] = 0; /* until the switch acknowledges it */
 	g->rep->lft_blocks++;
 	prog_submit(g, &r, PREQ_LFT_SET, s, b, 0);
@@ -50,6 +96,8 @@ static void program_switch(struct prog *g, uint32_t s)
 		if (prog_port_route(g, subnet_port_idx(g->sn, n, 0), &r)) {
 			smp_switch_info_set(ln->si_raw, g->ro->max_lid, psc, r.data);
 			g->rep->si_sets++;
+			if (ln->si.lin_top != g->ro->max_lid)
+				count_top(g, s, e, ln->si.lin_top);
 			prog_submit(g, &r, PREQ_SWITCH_INFO, s, 0, 0);
 		}
 	}

@@ -30,6 +30,8 @@ enum preq_kind {
 	PREQ_VLARB_SET, PREQ_MFT_GET, PREQ_MFT_SET,
 };
 
+#define PROG_LID_SPACE 0xc000 /* unicast LIDs are below (IBA 4.1.3) */
+
 struct prog {
 	struct txn *x;
 	const struct subnet *sn;
@@ -40,6 +42,11 @@ struct prog {
 	struct prog_report *rep;
 	int err; /* ENOMEM or a transport error: stop sending */
 	struct mcast_want *mft; /* prog_mft.c: the MFTs wanted, for the replies */
+	/*
+	 * prog_lft.c: per unicast LID (PROG_LID_SPACE), whether a block sent,
+	 * or a LinearFDBTop lowered, changes its entry on some switch.
+	 */
+	uint8_t *rerouted;
 };
 
 /* As in discovery: a request whose every try timed out is sent again, this many times in all. */

@@ -95,6 +95,21 @@ static void log_sweep(struct loomd *d, const struct sweep_stats *st, bool say)
 						.ms = st->ms, .smps = st->smps });
 }
 
+/* What the sweep did about the events it named: one line for all of them. */
+static void log_handled(const struct loomd *d, const struct sweep_stats *st)
+{
+	const struct diag *ev = &d->sw.events;
+	unsigned more = ev->n + ev->dropped - 1;
+	char also[48] = "";
+
+	if (!ev->n)
+		return;
+	if (more)
+		snprintf(also, sizeof(also), " (and %u more)", more);
+	log_info("event handled: %s%s: %u LIDs rerouted, %u LFT blocks, %" PRIu64 " SMPs, %u ms",
+		 ev->msg[0], also, st->lids_rerouted, st->lft_blocks, st->smps, st->ms);
+}
+
 /* systemctl status: up or not, and which engine routes (and which refused, why). */
 static void notify_status(const struct loomd *d)
 {
@@ -134,6 +149,7 @@ static int heavy(struct loomd *d, struct sweep_stats *st)
 		log_info("event: %s", d->sw.events.msg[i]);
 	if (d->sw.events.dropped)
 		log_info("event: %u more not shown", d->sw.events.dropped);
+	log_handled(d, st);
 	log_sweep(d, st, true);
 	snprintf(d->why_not, sizeof(d->why_not), "%s", st->up ? "" : st->why_not);
 	sa_set_view(&d->sa, &(struct sa_view){ .sn = d->sw.sn, .live = &d->sw.live,

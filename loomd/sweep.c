@@ -147,6 +147,7 @@ static int program(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 	st->mft_blocks = prep.mft_blocks;
 	st->qos_blocks = prep.qos_blocks;
 	st->lft_blocks = prep.lft_blocks;
+	st->lids_rerouted = prep.lids_rerouted;
 	st->pkey_blocks = prep.pkey_blocks;
 	s->mkey_foreign = prep.mkey_foreign;
 	if (prep.mkey_foreign)

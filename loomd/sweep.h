@@ -104,6 +104,7 @@ struct sweep_stats {
 	unsigned changes; /* heavy: Sets sent; light: switches reporting a change */
 	unsigned events;  /* heavy: nodes gone or new, links down, up, damped or released */
 	unsigned lft_blocks; /* of the changes: LFT blocks sent */
+	unsigned lids_rerouted; /* destination LIDs whose LFT entry changed on some switch */
 	unsigned pkey_blocks; /* of the changes: P_Key blocks sent */
 	unsigned qos_blocks;  /* of the changes: SL2VL and VLArb blocks sent */
 	unsigned mft_blocks;  /* of the changes: MFT blocks sent */
