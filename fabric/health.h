@@ -166,6 +166,14 @@ struct health_sl {
 void health_sl_free(struct health_sl *h);
 
 /*
+ * Whether the routes group needs the SLs and SL-to-VL tables: switch links
+ * run more than VL0 and the LFTs read, every route on VL 0, make a credit
+ * loop (with none there, no SLs and tables can make one: not read).
+ */
+bool health_routes_need_vls(const struct subnet *sn, const struct disc_live *live,
+			    const struct health_lft *lft);
+
+/*
  * The thresholds infiniband-diags suggests (its error_thresholds file): a
  * counter over its threshold is reported, as ibqueryerrors does (threshold 0:
  * any non-zero value, plain ibqueryerrors).

@@ -95,7 +95,8 @@ int health_read_sl2vl(struct txn *x, const struct subnet *sn, const struct disc_
  * from one host of each switch to every destination LID, through a
  * transport opened with MAD_UMAD_SA_QUERY, o->window in flight, each tried
  * 1 + o->retries times for o->timeout_ms. out->sl is shaped as ro's
- * route_out.sl; asked, failed and status say how it went. -ENOENT when no
+ * route_out.sl (NULL if no Get was answered); asked, failed and status say
+ * how it went (a window's worth failing first stops it). -ENOENT when no
  * port knows the SA's LID, -ENOMEM, or the transport's -errno.
  */
 int health_read_sl(const struct mad_transport_ops *ops, void *t, const struct txn_opts *o,

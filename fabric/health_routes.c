@@ -10,7 +10,9 @@
  * switch's own SLtoVLMappingTable for that (input, output) port pair maps it
  * to (health_sl2vl.c): a credit loop on any VL is an error naming the links
  * (and so the switches) of the cycle. Without the SLs (no SA answered) the
- * old one-VL judgement stands, as a warning.
+ * old one-VL judgement stands, as a warning. Both are read only when every
+ * route on VL 0 makes a cycle (health_routes_need_vls): otherwise no SLs
+ * and tables can make one, and the reads are skipped.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -128,16 +130,34 @@ static void judge_vl_reads(const struct health_input *in, struct health_findings
 			   "sl2vl read", m, "every SL-to-VL table answers",
 			   "the tables not read count as mapping every SL to VL0");
 	}
-	if (!in->sl)
+	/* No SLs at all: the one-VL judgement stands (msg_finding says why). */
+	if (!in->sl || !in->sl->sl || !in->sl->failed)
 		return;
-	if (!in->sl->sl || in->sl->failed) {
-		snprintf(m, sizeof(m), "%s", !in->sl->sl ? "no SLs read" : "PathRecords missing");
-		snprintf(e, sizeof(e), "the SA's PathRecord for every (switch's host, LID)");
-		health_add(fs, HEALTH_ROUTES, HEALTH_WARNING, in->sn, SUBNET_NONE, 0, "route sl",
-			   m, e,
-			   in->sl->status == -ENOENT ? "no port knows the SA's LID (MasterSMLID)" :
-			   in->sl->status ? strerror(-in->sl->status) : NULL);
-	}
+	snprintf(m, sizeof(m), "%u of %u PathRecords not answered", in->sl->failed,
+		 in->sl->asked);
+	snprintf(e, sizeof(e), "the SA's PathRecord for every (switch's host, LID)");
+	health_add(fs, HEALTH_ROUTES, HEALTH_WARNING, in->sn, SUBNET_NONE, 0, "route sl", m, e,
+		   "their routes are judged on SL 0");
+}
+
+bool health_routes_need_vls(const struct subnet *sn, const struct disc_live *live,
+			    const struct health_lft *lft)
+{
+	struct check_opts o = { .max_msgs = 1 };
+	struct check_report rep;
+	struct diag d = { .limit = 4 };
+	int r;
+
+	if (!lft || !lft->ro.n_sw || !max_lid_in_use(sn) || !several_vls(sn, live))
+		return false;
+	/*
+	 * Every route on VL 0 is the coarsest view: a cycle on the VLs the
+	 * tables give projects onto a cycle here, so no cycle here is no cycle
+	 * for any SLs and SL-to-VL tables.
+	 */
+	r = check_routes(sn, &lft->ro, &o, &rep, &d);
+	diag_free(&d);
+	return r == 0 && !rep.cdg_acyclic;
 }
 
 /* One checker message as a finding. */
@@ -167,11 +187,12 @@ static void msg_finding(const struct health_input *in, const char *msg, bool vls
 		return;
 	}
 	if (!strncmp(msg, "credit loop", 11)) {
-		/* The checker follows every route on VL 0: without the SL2VL tables
-		 * (not read) a cycle on one VL may be broken by VLs the fabric runs. */
+		/* The checker follows every route on VL 0: without the SLs (the SA
+		 * did not answer) a cycle on one VL may be broken by VLs the fabric runs. */
 		health_add(fs, HEALTH_ROUTES, vls ? HEALTH_WARNING : HEALTH_ERROR, in->sn,
 			   SUBNET_NONE, 0, "credit loop", "a cycle of channel dependencies",
-			   vls ? "none on one VL (judged on one VL; the fabric runs several)" :
+			   vls ? "none on one VL (judged on one VL; the fabric runs several, "
+				 "and the SA gave no SLs)" :
 				 "none (one VL)", msg);
 		return;
 	}

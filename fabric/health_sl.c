@@ -14,7 +14,8 @@
  * Another host of the same switch is taken to get the same SL; an SA that
  * gives SLs by source port rather than entry switch is judged by the
  * first host of each switch only (said in the routes group's text).
- * o->window Gets in flight, each tried 1 + o->retries times.
+ * o->window Gets in flight, each tried 1 + o->retries times; when a
+ * window's worth fail before any answer (no SA), the rest are not asked.
  */
 #include <errno.h>
 #include <poll.h>
@@ -59,6 +60,7 @@ struct sl_run {
 	uint32_t *row_of; /* [n_src] */
 	uint16_t *src_lid, *dst_lid;
 	uint32_t n_src, n_dst, next;
+	uint32_t answered;
 };
 
 static uint64_t now_ms(void)
@@ -127,6 +129,7 @@ static void got(struct sl_run *r, struct sl_slot *slot, unsigned n, const uint8_
 		route_sl(r->ro, s->row)[s->dlid] =
 			mad[SA_DATA + offsetof(ib_path_rec_t, qos_class_sl) + 1] & 0x0f;
 		r->out->sls_used |= (uint16_t)(1u << route_sl(r->ro, s->row)[s->dlid]);
+		r->answered++;
 		s->busy = false;
 		return;
 	}
@@ -138,6 +141,9 @@ static unsigned refill(struct sl_run *r, struct sl_slot *slot, unsigned n)
 	uint64_t now = now_ms();
 	unsigned busy = 0;
 
+	/* A window's worth failed before any answer: no SA to ask; stop. */
+	if (!r->answered && r->out->failed >= n)
+		r->next = r->n_src * r->n_dst;
 	for (unsigned i = 0; i < n; i++) {
 		struct sl_slot *s = &slot[i];
 
@@ -234,6 +240,12 @@ int health_read_sl(const struct mad_transport_ops *ops, void *t, const struct tx
 			e = n;
 			goto out;
 		}
+	}
+	if (!r.answered) { /* no SLs at all: the judge falls back to one VL */
+		free(out->sl);
+		out->sl = NULL;
+		if (!out->status)
+			out->status = -ENODATA;
 	}
 out:
 	free(slot);

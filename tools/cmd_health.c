@@ -396,7 +396,8 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 			rc = EXIT_CANNOT;
 			goto out;
 		}
-		r = health_read_sl2vl(x, sn, &live, &lft.ro, &sl2vl);
+		r = health_routes_need_vls(sn, &live, &lft) ?
+			    health_read_sl2vl(x, sn, &live, &lft.ro, &sl2vl) : 0;
 		if (r < 0) {
 			fprintf(stderr, "loom health: reading the SL-to-VL tables failed: %s\n",
 				strerror(-r));
