@@ -171,6 +171,8 @@ static void msg_finding(const struct health_input *in, const char *msg, bool vls
 		{ ": misdelivered: switch \"", "misdelivered", "misdelivered: switch \"" },
 		{ ": loops: ", "loop", "comes back to switch \"" },
 		{ "not linked to a switch", "unreachable", NULL },
+		/* named on the switch the hosts' routes enter by (where it maps to VL 15: not said) */
+		{ ": their SL maps to VL 15", "unreachable", "hosts of switch \"" },
 	};
 	const char *lid = strstr(msg, " LID ");
 	uint32_t node = SUBNET_NONE;
@@ -182,7 +184,7 @@ static void msg_finding(const struct health_input *in, const char *msg, bool vls
 		health_add(fs, HEALTH_ROUTES, HEALTH_ERROR, in->sn,
 			   SUBNET_NONE, 0, "credit loop",
 			   "a cycle of channel dependencies",
-			   "none on any VL (judged on the SA's SLs and the switches' SL2VL tables)",
+			   "none on any VL (judged on the SA's SLs and the SL2VL tables)",
 			   msg);
 		return;
 	}
@@ -191,8 +193,7 @@ static void msg_finding(const struct health_input *in, const char *msg, bool vls
 		 * did not answer) a cycle on one VL may be broken by VLs the fabric runs. */
 		health_add(fs, HEALTH_ROUTES, vls ? HEALTH_WARNING : HEALTH_ERROR, in->sn,
 			   SUBNET_NONE, 0, "credit loop", "a cycle of channel dependencies",
-			   vls ? "none on one VL (judged on one VL; the fabric runs several, "
-				 "and the SA gave no SLs)" :
+			   vls ? "none on one VL (judged on one VL: the SA gave no SLs)" :
 				 "none (one VL)", msg);
 		return;
 	}
