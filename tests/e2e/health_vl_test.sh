@@ -14,7 +14,9 @@
 #     would have to cross that switch twice in two layers, and vlayered's
 #     layers leave no such pair on this torus (tried: every SL and VL
 #     combination on the SM's switch and its neighbours, all judged 0);
-#   - the ring's tables put back: exit 0 again.
+#   - the ring's tables put back: exit 0 again;
+#   - loomd stopped (no SA): the PathRecord read stops after a window's
+#     worth unanswered; the VL 0 loop stays a warning saying so (exit 0).
 # loomd keeps running (the SA answers the PathRecords); its sweeps do not
 # reprogram SL2VL tables of an unchanged fabric while the fault is judged.
 set -uo pipefail
@@ -125,6 +127,18 @@ health back
 tap_is "put back: loom health --only routes exits 0 again" "$hrc" 0 ||
 	tap_diag "$(head -n 8 "$tmp/back.out")"
 
+# No SA: loomd gone, the PathRecords go unanswered; a window's worth stops
+# the read, and the loop VL 0 alone makes stays a warning that says why.
 sim_signal T TERM
 wait "$sm_pid"
+health nosa
+tap_is "no SA: loom health --only routes exits 0, one warning" \
+	"$hrc $(grep -cE '^error ' "$tmp/nosa.out") $(grep -cE '^warning ' "$tmp/nosa.out")" "0 0 1" ||
+	tap_diag "$(head -n 8 "$tmp/nosa.out" "$tmp/nosa.err")"
+tap_check "no SA: the warning is the credit loop on one VL, the SA gave no SLs" \
+	grep -qE '^warning +routes +fabric: credit loop: .*judged on one VL: the SA gave no SLs' \
+	"$tmp/nosa.out" || tap_diag "$(cat "$tmp/nosa.out")"
+asked=$(sed -nE 's/.* ([0-9]+) PathRecords asked \(([0-9]+) not answered\), SLs 0x0000$/\1 \2/p' "$tmp/nosa.err")
+tap_check "no SA: the read stopped after the first window (asked, not answered: $asked of 600)" \
+	test -n "$asked" -a "${asked% *}" = "${asked#* }" -a "${asked% *}" -lt 600
 tap_done
