@@ -141,18 +141,22 @@ static unsigned refill(struct sl_run *r, struct sl_slot *slot, unsigned n)
 	uint64_t now = now_ms();
 	unsigned busy = 0;
 
+	for (unsigned i = 0; i < n; i++) {
+		struct sl_slot *s = &slot[i];
+
+		if (!s->busy || s->deadline > now)
+			continue;
+		if (s->tries > r->o->retries)
+			fail_one(r, s, -ETIMEDOUT);
+		else if (send_get(r, s) < 0)
+			fail_one(r, s, -EIO);
+	}
 	/* A window's worth failed before any answer: no SA to ask; stop. */
 	if (!r->answered && r->out->failed >= n)
 		r->next = r->n_src * r->n_dst;
 	for (unsigned i = 0; i < n; i++) {
 		struct sl_slot *s = &slot[i];
 
-		if (s->busy && s->deadline <= now) {
-			if (s->tries > r->o->retries)
-				fail_one(r, s, -ETIMEDOUT);
-			else if (send_get(r, s) < 0)
-				fail_one(r, s, -EIO);
-		}
 		while (!s->busy && r->next < r->n_src * r->n_dst) {
 			uint32_t a = r->next / r->n_dst, b = r->next % r->n_dst;
 
