@@ -14,6 +14,10 @@
  *   health_read.c   reader: SMInfo of every port that says IsSM, by directed route
  *   health_pma.c    reader: PortCounters of every port that is up, LID-routed to its PMA
  *   health_lft.c    reader: the LFT blocks of every switch up to LinearFDBTop, by directed route
+ *   health_sl2vl.c  reader: the SLtoVLMappingTables of the switch port pairs leading onto
+ *                   switch links with OperationalVLs > 1, by directed route
+ *   health_sl.c     reader: the SL of each route, from the SA's PathRecords (one host
+ *                   of each switch to every destination LID)
  *   health_routes.c judge: those LFTs by routing/check.c (unreachable pairs, loops,
  *                   credit loops), LinearFDBTop below the highest LID in use
  *   health_drift.c  judge: --expect against the fabric by model/diff.c: nodes missing
@@ -124,6 +128,52 @@ struct health_lft {
 void health_lft_free(struct health_lft *h);
 
 /*
+ * The SL-to-VL tables read back from the switches (health_sl2vl.c): one
+ * per (switch, input port, output port) whose output runs more than VL0 to
+ * another switch; every other pair (not asked, or not answered) maps every
+ * SL to VL0.
+ */
+struct health_sl2vl {
+	uint32_t n_sw;
+	const uint32_t *sw_index; /* the LFTs' route_out.sw_index: node -> switch */
+	uint32_t *stride;         /* [n_sw] NumPorts + 1 */
+	size_t *base;             /* [n_sw] where switch s's tables start in vl */
+	int *status;              /* [n_sw] 0, or -errno of its first failed table */
+	uint8_t *vl;              /* [in][out][SL] per switch */
+	uint32_t asked, failed;   /* tables asked, and those not read */
+};
+
+static inline uint8_t *health_sl2vl_table(const struct health_sl2vl *h, uint32_t sw,
+					  uint8_t in, uint8_t out)
+{
+	return h->vl + h->base[sw] + ((size_t)in * h->stride[sw] + out) * 16;
+}
+
+void health_sl2vl_free(struct health_sl2vl *h);
+
+/*
+ * The SL of each route as the SA answers it (health_sl.c): shaped as
+ * route_out.sl, row s the switch where a host's route enters the fabric,
+ * entry the destination LID (only rows of switches with hosts filled).
+ */
+struct health_sl {
+	uint8_t *sl;            /* NULL: not read */
+	uint32_t asked, failed; /* PathRecord Gets, and those with no answer */
+	uint16_t sls_used;      /* bit n: some answer gave SL n */
+	int status;             /* 0, or -errno of the first failure */
+};
+
+void health_sl_free(struct health_sl *h);
+
+/*
+ * Whether the routes group needs the SLs and SL-to-VL tables: switch links
+ * run more than VL0 and the LFTs read, every route on VL 0, make a credit
+ * loop (with none there, no SLs and tables can make one: not read).
+ */
+bool health_routes_need_vls(const struct subnet *sn, const struct disc_live *live,
+			    const struct health_lft *lft);
+
+/*
  * The thresholds infiniband-diags suggests (its error_thresholds file): a
  * counter over its threshold is reported, as ibqueryerrors does (threshold 0:
  * any non-zero value, plain ibqueryerrors).
@@ -180,6 +230,8 @@ struct health_input {
 	const uint32_t *thresh;             /* _PMA_COUNTER_MAX thresholds, with pma */
 	const struct health_pma_port *base; /* may be NULL: --since, the earlier values */
 	const struct health_lft *lft;       /* may be NULL: not read (routes group) */
+	const struct health_sl2vl *sl2vl;   /* may be NULL: not read (no VLs in use) */
+	const struct health_sl *sl;         /* may be NULL: not read */
 };
 
 const char *health_group_name(enum health_group g);

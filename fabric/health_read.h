@@ -84,4 +84,27 @@ int health_read_lft(struct txn *x, const struct subnet *sn, const struct disc_li
 int health_read_lft_some(struct txn *x, const struct subnet *sn, const struct disc_live *live,
 			 const struct health_progress *pg, uint32_t every, struct health_lft *out);
 
+/*
+ * Read the SLtoVLMappingTables that matter for credit loops (health_sl2vl.c):
+ * every (input, output) port pair of every switch of ro (the LFTs read) whose
+ * output is linked to a switch with OperationalVLs > 1, by directed route,
+ * through x (idle; run until idle again). out->sw_index points into ro.
+ * Free with health_sl2vl_free(). -ENOMEM, or the transport's -errno.
+ */
+int health_read_sl2vl(struct txn *x, const struct subnet *sn, const struct disc_live *live,
+		      const struct route_out *ro, struct health_sl2vl *out);
+
+/*
+ * Read the SL of each route from the SA (health_sl.c): a PathRecord Get
+ * from one host of each switch to every destination LID, through a
+ * transport opened with MAD_UMAD_SA_QUERY, o->window in flight, each tried
+ * 1 + o->retries times for o->timeout_ms. out->sl is shaped as ro's
+ * route_out.sl (NULL if no Get was answered); asked, failed and status say
+ * how it went (a window's worth failing first stops it). -ENOENT when no
+ * port knows the SA's LID, -ENOMEM, or the transport's -errno.
+ */
+int health_read_sl(const struct mad_transport_ops *ops, void *t, const struct txn_opts *o,
+		   const struct subnet *sn, const struct disc_live *live,
+		   const struct route_out *ro, struct health_sl *out);
+
 #endif

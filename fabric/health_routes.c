@@ -4,6 +4,15 @@
  * judged by routing/check.c as `loom verify` judges dump_lfts text, so the
  * two say the same thing of the same fabric. Each bad pair the checker names
  * becomes a finding on the switch where its route went wrong.
+ *
+ * Credit loops: where switch links run more than VL0, each route is followed
+ * on the SL the SA gave for it (health_sl.c) and, hop by hop, on the VL the
+ * switch's own SLtoVLMappingTable for that (input, output) port pair maps it
+ * to (health_sl2vl.c): a credit loop on any VL is an error naming the links
+ * (and so the switches) of the cycle. Without the SLs (no SA answered) the
+ * old one-VL judgement stands, as a warning. Both are read only when every
+ * route on VL 0 makes a cycle (health_routes_need_vls): otherwise no SLs
+ * and tables can make one, and the reads are skipped.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -87,6 +96,70 @@ static bool several_vls(const struct subnet *sn, const struct disc_live *live)
 	return false;
 }
 
+/* check_opts.vl_of over the tables read back: unread pairs carry every SL on VL0. */
+static uint8_t vl_read(void *ctx, uint32_t node, uint8_t in, uint8_t out, uint8_t sl)
+{
+	const struct health_sl2vl *h = ctx;
+	uint32_t s = h->sw_index[node];
+
+	if (s == SUBNET_NONE || s >= h->n_sw || in >= h->stride[s] || out >= h->stride[s])
+		return 0;
+	return health_sl2vl_table(h, s, in, out)[sl & 15];
+}
+
+/* Whether the SLs and SL-to-VL tables were read well enough to judge VLs by them. */
+static bool have_vls(const struct health_input *in)
+{
+	return in->sl2vl && in->sl && in->sl->sl;
+}
+
+/* The reads behind the per-VL judgement: tables not answered, SLs not given. */
+static void judge_vl_reads(const struct health_input *in, struct health_findings *fs)
+{
+	const struct health_sl2vl *h = in->sl2vl;
+	char m[HEALTH_TEXT], e[HEALTH_TEXT];
+
+	if (!h)
+		return;
+	for (uint32_t s = 0; s < h->n_sw; s++) {
+		if (!h->status[s])
+			continue;
+		snprintf(m, sizeof(m), "%s", h->status[s] == -ETIMEDOUT ? "no answer" :
+					     strerror(-h->status[s]));
+		health_add(fs, HEALTH_ROUTES, HEALTH_ERROR, in->sn, in->lft->ro.sw_node[s], 0,
+			   "sl2vl read", m, "every SL-to-VL table answers",
+			   "the tables not read count as mapping every SL to VL0");
+	}
+	/* No SLs at all: the one-VL judgement stands (msg_finding says why). */
+	if (!in->sl || !in->sl->sl || !in->sl->failed)
+		return;
+	snprintf(m, sizeof(m), "%u of %u PathRecords not answered", in->sl->failed,
+		 in->sl->asked);
+	snprintf(e, sizeof(e), "the SA's PathRecord for every (switch's host, LID)");
+	health_add(fs, HEALTH_ROUTES, HEALTH_WARNING, in->sn, SUBNET_NONE, 0, "route sl", m, e,
+		   "their routes are judged on SL 0");
+}
+
+bool health_routes_need_vls(const struct subnet *sn, const struct disc_live *live,
+			    const struct health_lft *lft)
+{
+	struct check_opts o = { .max_msgs = 1 };
+	struct check_report rep;
+	struct diag d = { .limit = 4 };
+	int r;
+
+	if (!lft || !lft->ro.n_sw || !max_lid_in_use(sn) || !several_vls(sn, live))
+		return false;
+	/*
+	 * Every route on VL 0 is the coarsest view: a cycle on the VLs the
+	 * tables give projects onto a cycle here, so no cycle here is no cycle
+	 * for any SLs and SL-to-VL tables.
+	 */
+	r = check_routes(sn, &lft->ro, &o, &rep, &d);
+	diag_free(&d);
+	return r == 0 && !rep.cdg_acyclic;
+}
+
 /* One checker message as a finding. */
 static void msg_finding(const struct health_input *in, const char *msg, bool vls,
 			struct health_findings *fs)
@@ -98,18 +171,29 @@ static void msg_finding(const struct health_input *in, const char *msg, bool vls
 		{ ": misdelivered: switch \"", "misdelivered", "misdelivered: switch \"" },
 		{ ": loops: ", "loop", "comes back to switch \"" },
 		{ "not linked to a switch", "unreachable", NULL },
+		/* named on the switch the hosts' routes enter by (where it maps to VL 15: not said) */
+		{ ": their SL maps to VL 15", "unreachable", "hosts of switch \"" },
 	};
 	const char *lid = strstr(msg, " LID ");
 	uint32_t node = SUBNET_NONE;
 	char m[HEALTH_TEXT];
 	unsigned l;
 
+	if (!strncmp(msg, "credit loop", 11) && have_vls(in)) {
+		/* Judged per VL on the SLs and tables the fabric holds: a real cycle. */
+		health_add(fs, HEALTH_ROUTES, HEALTH_ERROR, in->sn,
+			   SUBNET_NONE, 0, "credit loop",
+			   "a cycle of channel dependencies",
+			   "none on any VL (judged on the SA's SLs and the SL2VL tables)",
+			   msg);
+		return;
+	}
 	if (!strncmp(msg, "credit loop", 11)) {
-		/* The checker follows every route on VL 0: without the SL2VL tables
-		 * (not read) a cycle on one VL may be broken by VLs the fabric runs. */
+		/* The checker follows every route on VL 0: without the SLs (the SA
+		 * did not answer) a cycle on one VL may be broken by VLs the fabric runs. */
 		health_add(fs, HEALTH_ROUTES, vls ? HEALTH_WARNING : HEALTH_ERROR, in->sn,
 			   SUBNET_NONE, 0, "credit loop", "a cycle of channel dependencies",
-			   vls ? "none on one VL (judged on one VL; the fabric runs several)" :
+			   vls ? "none on one VL (judged on one VL: the SA gave no SLs)" :
 				 "none (one VL)", msg);
 		return;
 	}
@@ -148,6 +232,12 @@ void health_routes_judge(const struct health_input *in, struct health_findings *
 		return;
 	}
 	judge_tops(in, fs);
+	judge_vl_reads(in, fs);
+	if (have_vls(in)) {
+		o.sl = in->sl->sl;
+		o.vl_of = vl_read;
+		o.vl_ctx = (void *)in->sl2vl;
+	}
 	r = check_routes(in->sn, &in->lft->ro, &o, &rep, &d);
 	if (r < 0) {
 		/* -EINVAL: the model has no LIDs, or LIDs that clash (the sm group names them). */

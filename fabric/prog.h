@@ -34,7 +34,10 @@
  *   health_read.c SMInfo of every IsSM port, by directed route
  *   health_pma.c  PortCounters of every port that is up, LID-routed to its PMA
  *   health_lft.c  the LFT blocks of every switch up to LinearFDBTop, by directed route
- *   health_routes.c  judge: those LFTs by routing/check.c, LinearFDBTop against LIDs
+ *   health_sl2vl.c  SL-to-VL tables of switch port pairs onto links with OperationalVLs > 1
+ *   health_sl.c   the SL of each route: the SA's PathRecords, one host a switch to every LID
+ *   health_routes.c  judge: those LFTs by routing/check.c (per VL on those SLs and
+ *                 tables), LinearFDBTop against LIDs
  *   health_drift.c  judge: --expect against the fabric (model/diff.c), cables moved
  *
  * Data flows one way: disc_run() reads the fabric into a model (model/) and

@@ -34,6 +34,7 @@ struct mad_umad {
 	int agent_lid, agent_dir;
 	int agent_sa; /* -1 unless opened with MAD_UMAD_SA */
 	int agent_perf; /* -1 unless opened with MAD_UMAD_PERF */
+	int agent_saq;  /* -1 unless opened with MAD_UMAD_SA_QUERY */
 	unsigned long dropped_long;
 	mad_umad_long_fn long_hook; /* long SA requests go here; NULL: dropped */
 	void *long_arg;
@@ -157,7 +158,7 @@ int mad_umad_open(const char *ca, unsigned port, unsigned flags, struct mad_umad
 	if (!u)
 		return -ENOMEM;
 	u->portid = u->agent_lid = u->agent_dir = u->agent_sa = u->issm_fd = -1;
-	u->agent_perf = -1;
+	u->agent_perf = u->agent_saq = -1;
 	/*
 	 * umad_size() is 56 here, yet umad_get_mad() points 64 bytes in
 	 * (struct ib_user_mad's data is 8-aligned): size by the larger.
@@ -182,6 +183,11 @@ int mad_umad_open(const char *ca, unsigned port, unsigned flags, struct mad_umad
 		/* A PerfMgt client: answers to our own Gets only (no methods, no RMPP). */
 		u->agent_perf = umad_register(u->portid, CLASS_PERF, 1, 0, NULL);
 		r = u->agent_perf < 0 ? u->agent_perf : 0;
+	}
+	if (r == 0 && (flags & MAD_UMAD_SA_QUERY) && !(flags & MAD_UMAD_SA)) {
+		/* An SA client: answers to our own Gets only (no methods, no RMPP). */
+		u->agent_saq = umad_register(u->portid, CLASS_SA, SA_CLASS_VERSION, 0, NULL);
+		r = u->agent_saq < 0 ? u->agent_saq : 0;
 	}
 	if (r < 0)
 		goto fail;
@@ -233,9 +239,10 @@ static int send_sa(struct mad_umad *u, const uint8_t *mad, size_t len, unsigned 
 		   const struct mad_addr *to)
 {
 	uint8_t *buf = u->buf;
+	int agent = u->agent_sa >= 0 ? u->agent_sa : u->agent_saq;
 	int r;
 
-	if (u->agent_sa < 0 || !to || len < SA_HDR_SIZE || len > MAD_RMPP_MAX)
+	if (agent < 0 || !to || len < SA_HDR_SIZE || len > MAD_RMPP_MAX)
 		return -EINVAL;
 	if (len > MAD_SIZE) {
 		buf = calloc(1, umad_hdr_size() + len);
@@ -255,10 +262,10 @@ static int send_sa(struct mad_umad *u, const uint8_t *mad, size_t len, unsigned 
 	 * We retry ourselves (sa_tick), so the kernel's count is 0.
 	 */
 	if (!(mad[3] & 0x80 /* IBA 13.4.5: the response bit */))
-		r = umad_send(u->portid, u->agent_sa, buf, (int)len,
+		r = umad_send(u->portid, agent, buf, (int)len,
 			      (int)(timeout_ms ? timeout_ms : SA_REQUEST_WAIT_MS), 0);
 	else
-		r = umad_send(u->portid, u->agent_sa, buf, (int)len, 0, SA_SEND_RETRIES);
+		r = umad_send(u->portid, agent, buf, (int)len, 0, SA_SEND_RETRIES);
 	r = r < 0 ? (errno ? -errno : -EIO) : 0;
 	if (buf != u->buf)
 		free(buf);
@@ -324,6 +331,8 @@ static void addr_of(const struct mad_umad *u, const uint8_t *buf, struct mad_add
 										 : MAD_AGENT_SMI;
 	if (u->agent_perf >= 0 && um->agent_id == (uint32_t)u->agent_perf)
 		from->agent = MAD_AGENT_PERF;
+	if (u->agent_saq >= 0 && um->agent_id == (uint32_t)u->agent_saq)
+		from->agent = MAD_AGENT_SA;
 }
 
 /*

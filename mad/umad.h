@@ -15,6 +15,8 @@ struct mad_umad;
 #define MAD_UMAD_SA 0x2
 /* Also read PerfMgt attributes (class 0x04) from ports' PMAs: loom health. */
 #define MAD_UMAD_PERF 0x4
+/* Also ask the SA (class 0x03) as a client, single-MAD answers: loom health. */
+#define MAD_UMAD_SA_QUERY 0x8
 
 /*
  * Open a CA port for SMPs. ca NULL: the first CA umad knows; port 0: the

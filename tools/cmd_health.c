@@ -353,6 +353,8 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 	struct health_findings fs = { 0 };
 	struct disc_live live = { 0 };
 	struct health_lft lft = { 0 };
+	struct health_sl2vl sl2vl = { 0 };
+	struct health_sl sl = { 0 };
 	struct health_input in;
 	struct progress pr = { .start = now_ms(), .last = now_ms() };
 	struct health_progress pg = { progress_say, &pr };
@@ -394,6 +396,24 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 			rc = EXIT_CANNOT;
 			goto out;
 		}
+		r = health_routes_need_vls(sn, &live, &lft) ?
+			    health_read_sl2vl(x, sn, &live, &lft.ro, &sl2vl) : 0;
+		if (r < 0) {
+			fprintf(stderr, "loom health: reading the SL-to-VL tables failed: %s\n",
+				strerror(-r));
+			rc = EXIT_CANNOT;
+			goto out;
+		}
+		/* VLs in use: the SL of each route, from the SA (the routes group says if not). */
+		if (sl2vl.asked) {
+			r = health_read_sl(&mad_umad_ops, u, &a->o, sn, &live, &lft.ro, &sl);
+			if (r < 0)
+				sl.status = r;
+		}
+		if (a->progress)
+			fprintf(stderr, "loom health: routes: %u SL-to-VL tables read (%u not), "
+				"%u PathRecords asked (%u not answered), SLs 0x%04x\n", sl2vl.asked,
+				sl2vl.failed, sl.asked, sl.failed, sl.sls_used);
 	}
 	if (sm) {
 		r = read_sm_again(a, x, sn, &live, sm, sm_ms, a->progress ? &pr : NULL);
@@ -411,10 +431,13 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 	}
 	in = (struct health_input){ .sn = sn, .live = &live, .sm = sm, .expect = expect,
 				    .pma = pma, .thresh = a->thresh, .base = base,
-				    .lft = &lft };
+				    .lft = &lft, .sl2vl = sl2vl.asked ? &sl2vl : NULL,
+				    .sl = sl2vl.asked ? &sl : NULL };
 	sweep_findings(a, sn, &rep, &fs);
 	rc = report(a, sn, &in, &fs);
 out:
+	health_sl_free(&sl);
+	health_sl2vl_free(&sl2vl);
 	health_lft_free(&lft);
 	health_findings_free(&fs);
 	disc_live_free(&live);
@@ -448,7 +471,9 @@ int cmd_health(int argc, char **argv)
 			return EXIT_CANNOT;
 		}
 	}
-	r = mad_umad_open(a.ca, a.port, a.groups & (1u << HEALTH_COUNTERS) ? MAD_UMAD_PERF : 0, &u);
+	r = mad_umad_open(a.ca, a.port,
+			  (a.groups & (1u << HEALTH_COUNTERS) ? MAD_UMAD_PERF : 0) |
+			  (a.groups & (1u << HEALTH_ROUTES) ? MAD_UMAD_SA_QUERY : 0), &u);
 	if (r < 0) {
 		fprintf(stderr, "loom health: cannot open %s%s: %s; nothing was checked\n",
 			a.ca ? "CA " : "", a.ca ? a.ca : "the first CA", strerror(-r));

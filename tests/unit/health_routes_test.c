@@ -164,6 +164,108 @@ static void test_credit_loop(void **state)
 	}
 }
 
+/* Tables of every switch's port pairs, all mapping SL s to VL s % vls. */
+static void tables(const struct rx *x, struct health_sl2vl *h, unsigned vls)
+{
+	size_t n = 0;
+
+	*h = (struct health_sl2vl){ .n_sw = x->lft.ro.n_sw, .sw_index = x->lft.ro.sw_index };
+	h->stride = calloc(h->n_sw, sizeof(*h->stride));
+	h->base = calloc(h->n_sw, sizeof(*h->base));
+	h->status = calloc(h->n_sw, sizeof(*h->status));
+	assert_non_null(h->stride);
+	assert_non_null(h->base);
+	assert_non_null(h->status);
+	for (uint32_t s = 0; s < h->n_sw; s++) {
+		h->stride[s] = (uint32_t)x->sn->node[x->lft.ro.sw_node[s]].nports + 1;
+		h->base[s] = n;
+		n += (size_t)h->stride[s] * h->stride[s] * 16;
+	}
+	h->vl = calloc(n, 1);
+	assert_non_null(h->vl);
+	for (size_t i = 0; i < n; i++)
+		h->vl[i] = (uint8_t)(i % 16 % vls);
+	h->asked = 1;
+}
+
+/*
+ * With the SLs (the SA's) and the SL2VL tables read, min-hop's torus loop is
+ * judged on them: every route on SL 0 is a credit loop, an error that says
+ * how it was judged; the same routes all on SL 1, which the tables of one
+ * switch send to VL 15, are dropped (unreachable). With no SLs (no SA) it stays the
+ * one-VL warning, and missing PathRecords are a warning of their own. The
+ * reads are needed only where VL0 alone loops: the torus, not a fat tree.
+ */
+static void test_credit_loop_vls(void **state)
+{
+	struct rx x = { 0 }, ft = { 0 };
+	struct health_sl2vl h;
+	struct health_sl sl = { 0 };
+	size_t rows;
+	struct health_input in;
+	bool loop = false, drop = false;
+	uint32_t sw;
+
+	(void)state;
+	rx_init(&x, "torus2d-4x4.topo", 3);
+	rx_init(&ft, "ft2-k8.topo", 3);
+	assert_true(health_routes_need_vls(x.sn, &x.live, &x.lft));
+	assert_false(health_routes_need_vls(ft.sn, &ft.live, &ft.lft));
+	rx_free(&ft);
+	x.live.port[0].pi.op_vls = 1;
+	for (uint32_t p = 0; p < x.sn->n_ports; p++)
+		x.live.port[p].pi.op_vls = 1;
+	assert_false(health_routes_need_vls(x.sn, &x.live, &x.lft));
+	for (uint32_t p = 0; p < x.sn->n_ports; p++)
+		x.live.port[p].pi.op_vls = 3;
+
+	tables(&x, &h, 3);
+	rows = (size_t)x.lft.ro.n_sw * ((size_t)x.lft.ro.max_lid + 1);
+	sl.sl = calloc(rows, 1);
+	assert_non_null(sl.sl);
+	sl.asked = 10;
+	in = (struct health_input){ .sn = x.sn, .live = &x.live, .lft = &x.lft, .sl2vl = &h,
+				    .sl = &sl };
+	health_routes_judge(&in, &x.fs);
+	for (unsigned i = 0; i < x.fs.n; i++)
+		loop |= !strcmp(x.fs.f[i].what, "credit loop") &&
+			x.fs.f[i].severity == HEALTH_ERROR &&
+			strstr(x.fs.f[i].expected, "judged on the SA's SLs") != NULL;
+	assert_true(loop);
+
+	/* Every route on SL 1; one switch's tables send SL 1 to VL 15. */
+	memset(sl.sl, 1, rows);
+	sw = 5;
+	for (uint32_t i = 0; i < h.stride[sw] * h.stride[sw]; i++)
+		h.vl[h.base[sw] + (size_t)i * 16 + 1] = 15;
+	health_findings_free(&x.fs);
+	health_routes_judge(&in, &x.fs);
+	for (unsigned i = 0; i < x.fs.n; i++)
+		drop |= !strcmp(x.fs.f[i].what, "unreachable") &&
+			strstr(x.fs.f[i].detail, "maps to VL 15") != NULL;
+	assert_true(drop);
+
+	/* Some PathRecords not answered: a warning of their own. */
+	memset(sl.sl, 0, rows);
+	sl.failed = 2;
+	health_findings_free(&x.fs);
+	health_routes_judge(&in, &x.fs);
+	loop = false;
+	for (unsigned i = 0; i < x.fs.n; i++)
+		loop |= !strcmp(x.fs.f[i].what, "route sl") && x.fs.f[i].severity == HEALTH_WARNING;
+	assert_true(loop);
+
+	/* No SLs at all: the one-VL warning, saying the SA gave none. */
+	health_sl_free(&sl);
+	health_findings_free(&x.fs);
+	health_routes_judge(&in, &x.fs);
+	assert_int_equal(x.fs.n, 1);
+	assert_int_equal(x.fs.f[0].severity, HEALTH_WARNING);
+	assert_non_null(strstr(x.fs.f[0].expected, "the SA gave no SLs"));
+	health_sl2vl_free(&h);
+	rx_free(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_dropped),
 		cmocka_unit_test(test_top_and_read),
 		cmocka_unit_test(test_credit_loop),
+		cmocka_unit_test(test_credit_loop_vls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
