@@ -147,6 +147,8 @@ bool parse_string(struct pctx *p, const struct ynode *v, size_t max, char **out)
 bool parse_duration(struct pctx *p, const struct ynode *v, uint64_t min, uint64_t max,
 		    bool infinite, uint64_t *us);
 bool parse_guid(struct pctx *p, const struct ynode *v, uint64_t *guid);
+/* An M_Key lease (PortInfo:M_KeyLeasePeriod): a duration of whole seconds, 0s-65535s. */
+bool parse_mkey_lease(struct pctx *p, const struct ynode *v, uint16_t *lease_s);
 
 /* parse_sm.c, parse_part.c, parse_qos.c: the three sections. */
 void parse_sm(struct pctx *p, const struct ynode *v, void *obj);

@@ -388,6 +388,23 @@ bool parse_duration(struct pctx *p, const struct ynode *v, uint64_t min, uint64_
 	return true;
 }
 
+bool parse_mkey_lease(struct pctx *p, const struct ynode *v, uint16_t *lease_s)
+{
+	char q[64];
+	uint64_t us;
+
+	/* PortInfo:M_KeyLeasePeriod counts whole seconds in 16 bits. */
+	if (!parse_duration(p, v, 0, 65535000000ull, false, &us))
+		return false;
+	if (us % 1000000) {
+		perr(p, v, "%s is not whole seconds (allowed: 0s-65535s, in seconds)",
+		     parse_quote(p, v, q, sizeof(q)));
+		return false;
+	}
+	*lease_s = (uint16_t)(us / 1000000);
+	return true;
+}
+
 bool parse_guid(struct pctx *p, const struct ynode *v, uint64_t *guid)
 {
 	char q[64];

@@ -28,18 +28,7 @@ static void k_protect(struct pctx *p, const struct ynode *v, void *obj)
 
 static void k_lease(struct pctx *p, const struct ynode *v, void *obj)
 {
-	char q[64];
-	uint64_t us;
-
-	/* PortInfo:M_KeyLeasePeriod counts whole seconds in 16 bits. */
-	if (!parse_duration(p, v, 0, 65535000000ull, false, &us))
-		return;
-	if (us % 1000000) {
-		perr(p, v, "%s is not whole seconds (allowed: 0s-65535s, in seconds)",
-		     parse_quote(p, v, q, sizeof(q)));
-		return;
-	}
-	mk_of(obj)->lease_s = (uint16_t)(us / 1000000);
+	parse_mkey_lease(p, v, &mk_of(obj)->lease_s);
 }
 
 static void k_source(struct pctx *p, const struct ynode *v, void *obj)

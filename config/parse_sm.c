@@ -311,18 +311,7 @@ static void s_sm_key(struct pctx *p, const struct ynode *v, void *obj)
 
 static void s_m_key_lease(struct pctx *p, const struct ynode *v, void *obj)
 {
-	char q[64];
-	uint64_t us;
-
-	/* PortInfo:M_KeyLeasePeriod counts whole seconds in 16 bits. */
-	if (!parse_duration(p, v, 0, 65535000000ull, false, &us))
-		return;
-	if (us % 1000000) {
-		perr(p, v, "%s is not whole seconds (allowed: 0s-65535s, in seconds)",
-		     parse_quote(p, v, q, sizeof(q)));
-		return;
-	}
-	sm_of(obj)->m_key_lease_s = (uint16_t)(us / 1000000);
+	parse_mkey_lease(p, v, &sm_of(obj)->m_key_lease_s);
 }
 
 static void s_m_key_protect(struct pctx *p, const struct ynode *v, void *obj)
