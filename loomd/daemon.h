@@ -63,4 +63,24 @@ struct loomd {
  */
 int loomd_reload(struct loomd *d, const char *who, FILE *out);
 
+/* daemon_sweep.c: the sweep timer's turn and what the sweeps log. */
+void daemon_log_msgs(const struct diag *d);
+/* One heavy sweep, logged, its view handed to the SA. 0 or -errno. */
+int daemon_heavy(struct loomd *d, struct sweep_stats *st);
+/* struct mcast's listener: the SA changed a group; the timer programs it. */
+void daemon_mcast_changed(void *arg);
+int daemon_sweep_timer(sd_event_source *s, uint64_t usec, void *arg);
+
+/* daemon_ha.c: what the state machine asks for, done on the loop. */
+uint64_t daemon_mono_ms(const struct loomd *d);
+/* The sweep timer due at usec, unless it is due sooner already. */
+void daemon_timer_at(struct loomd *d, uint64_t usec);
+void daemon_ha_do(struct loomd *d, unsigned act);
+/* HA's part of a timer turn; true when it is done (not master: no sweep). */
+bool daemon_ha_turn(struct loomd *d, uint64_t usec);
+/* agent.h's on_set: an SMInfo Set reached the agent. */
+unsigned daemon_on_sm_set(void *arg, uint32_t ctrl, const struct smp_sm_info *sender);
+/* txn's response hook: the SA mirror's GetTable answers. */
+bool daemon_on_response(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from);
+
 #endif

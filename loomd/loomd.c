@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <systemd/sd-daemon.h>
@@ -37,7 +36,6 @@
 #include "loomd/ha.h"
 #include "loomd/smstate.h"
 #include "loomd/ha_mirror.h"
-#include "loomd/ha_plan.h"
 #include "loomd/loomd.h"
 #include "loomd/startguard.h"
 #include "loomd/sweep.h"
@@ -50,431 +48,6 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 {
 	(void)s, (void)si;
 	loomd_reload(arg, "SIGHUP", NULL);
-	return 0;
-}
-
-static void log_msgs(const struct diag *d)
-{
-	for (unsigned i = 0; i < d->n; i++)
-		log_warn("%s", d->msg[i]);
-	if (d->dropped)
-		log_warn("%u more problems not shown", d->dropped);
-}
-
-/* A sweep's summary line: as logged, and as `loom sweep` prints it. */
-static void sweep_line(const struct loomd *d, const struct sweep_stats *st, char *buf,
-		       size_t size)
-{
-	char lft[128] = "";
-
-	if (st->heavy && d->cfg && d->cfg->file)
-		snprintf(lft, sizeof(lft), " (%u LFT blocks, %u P_Key blocks, %u QoS blocks, %u MFT "
-			 "blocks)", st->lft_blocks, st->pkey_blocks, st->qos_blocks, st->mft_blocks);
-	else if (st->heavy)
-		snprintf(lft, sizeof(lft), " (%u LFT blocks, %u MFT blocks)", st->lft_blocks,
-			 st->mft_blocks);
-	snprintf(buf, size, "sweep %u (%s): %" PRIu32 " nodes, %" PRIu32 " ports, %u changes%s, %"
-		 PRIu64 " SMPs, %u ms%s%s",
-		 d->sw.heavy + d->sw.light + d->sw.targeted,
-		 st->targeted ? "targeted" : st->heavy ? "heavy" : "light", st->nodes, st->ports,
-		 st->changes, lft, st->smps, st->ms, st->up ? ", SUBNET UP" : "; not up: ",
-		 st->up ? "" : st->why_not);
-}
-
-/* A sweep ended: logged when it has something to say, kept for `loom status`. */
-static void log_sweep(struct loomd *d, const struct sweep_stats *st, bool say)
-{
-	char line[384];
-
-	sweep_line(d, st, line, sizeof(line));
-	if (say)
-		log_info("%s", line);
-	ctl_record(d->ctl, &(struct ctl_sweep){ .heavy = st->heavy, .up = st->up,
-						.when = (int64_t)time(NULL), .nodes = st->nodes,
-						.ports = st->ports, .changes = st->changes,
-						.ms = st->ms, .smps = st->smps });
-}
-
-/* What the sweep did about the events it named: one line for all of them. */
-static void log_handled(const struct loomd *d, const struct sweep_stats *st)
-{
-	const struct diag *ev = &d->sw.events;
-	unsigned more = ev->n + ev->dropped - 1;
-	char also[48] = "";
-
-	if (!ev->n)
-		return;
-	if (more)
-		snprintf(also, sizeof(also), " (and %u more)", more);
-	log_info("event handled: %s%s: %u LIDs rerouted, %u LFT blocks, %" PRIu64 " SMPs, %u ms",
-		 ev->msg[0], also, st->lids_rerouted, st->lft_blocks, st->smps, st->ms);
-}
-
-/* systemctl status: up or not, and which engine routes (and which refused, why). */
-static void notify_status(const struct loomd *d)
-{
-	const struct plan *p = &d->sw.plan;
-	char refused[512] = "";
-
-	if (p->n_refused) {
-		strcpy(refused, "; refused by ");
-		plan_refused_str(p, refused + strlen(refused), sizeof(refused) - strlen(refused));
-	}
-	sd_notifyf(0, "STATUS=%s%s%s%s", d->sw.up ? "SUBNET UP" : "bringing the subnet up",
-		   p->engine ? "; routed with " : "", p->engine ? p->engine->name : "", refused);
-}
-
-static void ha_do(struct loomd *d, unsigned act);
-
-static int heavy(struct loomd *d, struct sweep_stats *st)
-{
-	struct diag msgs = { .limit = 200 };
-	int r;
-
-	d->agent.resweep = false;
-	/* A trap 144 (an SM rose, say): only a whole discovery reads every PortInfo again. */
-	if (d->agent.heavy_asked)
-		d->sw.force_heavy = true;
-	d->agent.heavy_asked = false;
-	r = sweep_event(&d->sw, st, &msgs);
-	log_msgs(&msgs);
-	diag_free(&msgs);
-	if (r < 0) {
-		log_err("sweep failed: %s; the local port may be down", strerror(-r));
-		return r;
-	}
-	if (st->up && !d->ha_on)
-		d->agent.state = SMP_SM_MASTER; /* --once: no election */
-	for (unsigned i = 0; i < d->sw.events.n; i++)
-		log_info("event: %s", d->sw.events.msg[i]);
-	if (d->sw.events.dropped)
-		log_info("event: %u more not shown", d->sw.events.dropped);
-	log_handled(d, st);
-	log_sweep(d, st, true);
-	snprintf(d->why_not, sizeof(d->why_not), "%s", st->up ? "" : st->why_not);
-	sa_set_view(&d->sa, &(struct sa_view){ .sn = d->sw.sn, .live = &d->sw.live,
-					       .plan = &d->sw.plan, .lfts = d->sw.cache,
-					       .mcast = d->sw.mcast });
-	if (d->cfg_planned != d->sw.plan.config) {
-		config_free(d->cfg_planned);
-		d->cfg_planned = NULL;
-	}
-	/*
-	 * IBA 14.4: a master looks at the other SMs (a higher one gets a
-	 * HANDOVER). Before the Reports below go out: a subscriber that holds
-	 * issm (the simulator's way to get Reports) is asked SMInfo here, not
-	 * while it answers its Report and leaves, which umad2sim does not
-	 * survive.
-	 */
-	if (d->ha_on)
-		ha_do(d, ha_look(&d->ha, d->sw.sn, &d->sw.live, !st->targeted));
-	/* Ports in or out of service (traps 64/65) against the last whole model only. */
-	if (st->up && d->sa_on)
-		sa_swept(&d->sa);
-	return 0;
-}
-
-/* A join or leave through the SA: the MFT blocks that differ, now. */
-static void mcast_pass(struct loomd *d)
-{
-	struct diag msgs = { .limit = 50 };
-	struct sweep_stats st;
-	int r;
-
-	r = sweep_mcast(&d->sw, &st, &msgs);
-	log_msgs(&msgs);
-	diag_free(&msgs);
-	if (r < 0)
-		log_warn("multicast: programming MFTs failed: %s; the next sweep tries again",
-			 strerror(-r));
-	else if (st.nodes)
-		log_info("multicast: %u MFT blocks, %" PRIu64 " SMPs, %u ms", st.mft_blocks,
-			 st.smps, st.ms);
-}
-
-/* struct mcast's listener: the SA changed a group; the timer runs mcast_pass. */
-static void on_mcast_changed(void *arg)
-{
-	struct loomd *d = arg;
-	uint64_t now;
-
-	if (d->sa_on)
-		sa_mcast_changed(&d->sa); /* groups created or deleted: traps 66/67 */
-	if (!d->ev || !d->sweep_timer)
-		return; /* --once: no loop to schedule on */
-	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
-	sd_event_source_set_time(d->sweep_timer, now);
-}
-
-/* The loop's clock in ms (the SA's and the mirror's); before the loop exists, 0. */
-static uint64_t mono_ms(const struct loomd *d)
-{
-	uint64_t now = 0;
-
-	if (d->ev)
-		sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
-	return now / 1000;
-}
-
-static bool on_response(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)
-{
-	(void)from;
-	struct loomd *d = arg;
-
-	return ha_mirror_input(&d->mirror, mad, len, mono_ms(d));
-}
-
-/*
- * The SA mirror's place: called once when loomd becomes master in place of
- * another SM (a takeover after the master failed, or a HANDOVER), before
- * its first sweep as master. The SA state mirrored while standby
- * (multicast groups, services, subscriptions) is installed here.
- */
-static void ha_took_over(struct loomd *d)
-{
-	struct ha_mirror *hm = &d->mirror;
-	struct sa_mirror_stats st = { 0 };
-	const struct subnet *sn = d->ha.sn ? d->ha.sn : d->sw.sn;
-	uint64_t now = mono_ms(d);
-	int r;
-
-	ha_mirror_cancel(hm);
-	d->sw.takeover = true; /* the ports' LIDs, the old master's, before the map's */
-	if (!hm->have) {
-		log_info("SM: master in place of SM 0x%016" PRIx64 "; no mirror of its SA state "
-			 "(no fetch completed while standby): groups, services and subscriptions "
-			 "start empty", d->ha.sm.peer.guid);
-		return;
-	}
-	r = sa_mirror_install(&hm->m, d->sw.mcast, &d->sa.svc, &d->sa.ev, sn, now, &st);
-	log_info("SM: master in place of SM 0x%016" PRIx64 "; installed its SA state as mirrored "
-		 "%" PRIu64 " ms ago: %" PRIu32 " groups (%" PRIu32 " new, %" PRIu32 " merged, %"
-		 PRIu32 " moved, %" PRIu32 " refused), %" PRIu32 " members, %" PRIu32 " services, %"
-		 PRIu32 " subscriptions (%" PRIu32 " of ports not in the fabric)%s%s",
-		 d->ha.sm.peer.guid, now - hm->when_ms, hm->m.n_g, st.groups_new,
-		 st.groups_merged, st.groups_moved, st.groups_refused, st.members, st.services,
-		 st.subs, st.subs_unknown, r < 0 ? "; stopped early: " : "",
-		 r < 0 ? strerror(-r) : "");
-	sa_mirror_free(&hm->m);
-	hm->have = false;
-}
-
-static void ha_sync(struct loomd *d)
-{
-	d->agent.state = d->ha.sm.state;
-	if (d->ha.sm.state != SMP_SM_STANDBY)
-		d->standby_compared = false; /* the next standby period compares again */
-	/* `loom status` says why this SM does not bring the subnet up. */
-	if (d->ha.sm.state != SMP_SM_MASTER && !d->sw.up)
-		snprintf(d->why_not, sizeof(d->why_not), "this SM is %s (%.120s)",
-			 smstate_name(d->ha.sm.state), d->ha.sm.why);
-	if (d->ha.sm.guid && d->ha.sm.state != SMP_SM_MASTER)
-		d->agent.guid = d->ha.sm.guid;
-	else if (d->agent.guid)
-		d->ha.sm.guid = d->agent.guid;
-}
-
-static void timer_at(struct loomd *d, uint64_t usec)
-{
-	uint64_t next;
-
-	if (sd_event_source_get_time(d->sweep_timer, &next) < 0 || usec < next ||
-	    sd_event_source_get_enabled(d->sweep_timer, NULL) <= 0)
-		sd_event_source_set_time(d->sweep_timer, usec);
-}
-
-/* What the state machine asked for (enum sm_action), done. */
-static void ha_do(struct loomd *d, unsigned act)
-{
-	struct ha *h = &d->ha;
-	uint64_t now = 0;
-
-	if (d->ev)
-		sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
-	if (act & SMA_SEND_ACK)
-		(void)ha_send_ctrl(h, d->sw.sn, &d->sw.live, SM_CTRL_ACKNOWLEDGE);
-	if (act & SMA_TAKEOVER)
-		ha_took_over(d);
-	if (act & SMA_SWEEP)
-		d->agent.resweep = true;
-	if (act & SMA_STOP)
-		log_info("SM: no longer master: no sweeps and no SA answers until this SM is "
-			 "master again");
-	if (act & SMA_SEND_HANDOVER) {
-		int r = ha_send_ctrl(h, d->sw.sn, &d->sw.live, SM_CTRL_HANDOVER);
-
-		h->ack_due_us = now + h->poll_us;
-		ha_sync(d);
-		ha_do(d, smstate_input(&h->sm, &(struct sm_ev){ .in = SMI_HANDOVER_ANSWERED,
-								.status = r }));
-		if (h->sm.handing_over && d->sweep_timer)
-			timer_at(d, h->ack_due_us);
-	}
-	ha_sync(d);
-	if ((act & (SMA_SWEEP | SMA_DISCOVER | SMA_POLL)) && d->sweep_timer)
-		timer_at(d, now);
-}
-
-/* An SMInfo Set reached the agent: the state machine decides; the loop acts. */
-static unsigned on_sm_set(void *arg, uint32_t ctrl, const struct smp_sm_info *sender)
-{
-	struct loomd *d = arg;
-	unsigned act = ha_set_received(&d->ha, ctrl, sender);
-	uint64_t now;
-
-	d->ha.pending |= act & ~SMA_REFUSE;
-	ha_sync(d);
-	if (d->ev && d->sweep_timer && sd_event_now(d->ev, CLOCK_MONOTONIC, &now) >= 0)
-		timer_at(d, now);
-	return act;
-}
-
-/*
- * Once a standby period (and after a reload): would this SM, as master,
- * program what the master did? Said at info when it would change nothing,
- * as a warning when it would (its configuration is not the master's).
- */
-static void standby_compare(struct loomd *d)
-{
-	struct ha_plan_cmp c;
-	int r;
-
-	d->standby_compared = true;
-	r = ha_plan_compare(d->x, d->ha.sn, &d->ha.live, &d->sw.o, &c);
-	if (r < 0)
-		log_warn("SM: standby: could not compare this SM's routing with the fabric's: %s; "
-			 "a takeover logs the blocks it sends", strerror(-r));
-	else if (c.blocks_differ || c.lids_changed)
-		log_warn("SM: standby: this SM's configuration differs from what the master "
-			 "programmed: as master it would route with %s and send %" PRIu32 " of %" PRIu32
-			 " LFT blocks read back from %" PRIu32 " switches, and change %u LIDs; check "
-			 "sm.routing (engine, roots) and sm.routing.lmc against the master's "
-			 "configuration", c.engine, c.blocks_differ, c.blocks, c.switches,
-			 c.lids_changed);
-	else
-		log_info("SM: standby: as master this SM would route with %s and change nothing "
-			 "(0 of %" PRIu32 " LFT blocks read back from %" PRIu32 " switches, 0 LIDs)",
-			 c.engine, c.blocks, c.switches);
-}
-
-/*
- * HA's part of a timer turn, before any sweep: a standby polls, a
- * discovering SM elects. true when the turn is done (not master: no sweep).
- */
-static bool ha_turn(struct loomd *d, uint64_t usec)
-{
-	struct ha *h = &d->ha;
-	unsigned act = h->pending;
-
-	h->pending = 0;
-	ha_do(d, act);
-	if (h->sm.state == SMP_SM_MASTER && h->sm.handing_over && usec >= h->ack_due_us)
-		ha_do(d, smstate_input(&h->sm, &(struct sm_ev){ .in = SMI_HANDOVER_TIMEOUT }));
-	if (h->sm.state == SMP_SM_MASTER)
-		return false;
-	d->agent.resweep = false; /* traps are the master's business */
-	if (h->sm.state == SMP_SM_STANDBY) {
-		uint64_t missed = h->poll_missed;
-
-		/* We outrank the master: tell it, at the first poll and every tenth after. */
-		if (h->sm.have_peer && h->polls % 10 == 0 &&
-		    smstate_outranks(h->sm.priority, h->sm.guid, h->sm.peer.priority,
-				     h->sm.peer.guid))
-			(void)ha_send_trap144(h);
-
-		ha_do(d, ha_poll(h));
-		/* The master answered: refresh the mirror of its SA state. */
-		if (h->sm.state == SMP_SM_STANDBY && h->poll_missed == missed) {
-			ha_mirror_start(&d->mirror, &mad_umad_ops, d->u, h->sn, h->sm.peer.guid,
-					h->sm.sm_key, usec / 1000, 0);
-			if (!d->standby_compared && h->sn)
-				standby_compare(d);
-		}
-	}
-	/* Starting, or the master just failed: elect now, not a poll interval later. */
-	if (h->sm.state == SMP_SM_DISCOVERING) {
-		ha_do(d, ha_discover(h));
-		/* Elected: the heavy sweep starts from this discovery, not a second one. */
-		if (h->sm.state == SMP_SM_MASTER && !d->sw.pre_sn)
-			(void)ha_take_model(h, &d->sw.pre_sn, &d->sw.pre_live, &d->sw.pre_smps,
-					    &d->sw.pre_ms);
-	}
-	if (h->sm.state == SMP_SM_MASTER)
-		return false; /* elected: the heavy sweep, now */
-	/*
-	 * After a miss the next polls come a quarter interval apart: the master
-	 * still has to miss poll-misses in a row, each waiting its full try, but
-	 * a dead one is found in about one interval less per miss.
-	 */
-	sd_event_source_set_time(d->sweep_timer, usec + (h->sm.state == SMP_SM_STANDBY &&
-							 h->sm.missed ? ha_confirm_us(h) : h->poll_us));
-	return true;
-}
-
-static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
-{
-	struct loomd *d = arg;
-	struct sweep_stats st;
-	bool changed = false, asked = ctl_waiting(d->ctl);
-	char line[384] = "";
-	int r = 0;
-
-	if (d->ha_on && ha_turn(d, usec)) {
-		if (asked)
-			ctl_answer(d->ctl, -EAGAIN, "not master: this SM does not sweep");
-		return 0;
-	}
-	/* Early for multicast only: program MFTs, keep the sweep where it was due. */
-	if (d->sw.mcast->dirty && d->sw.up && !d->agent.resweep && !asked && usec < d->next_sweep) {
-		mcast_pass(d);
-		sd_event_source_set_time(s, d->next_sweep);
-		return 0;
-	}
-	/* Paused (loom sweep --pause): timer and trap sweeps wait; a sweep asked for runs. */
-	if (ctl_paused(d->ctl) && !asked) {
-		if (d->sw.mcast->dirty && d->sw.up)
-			mcast_pass(d);
-		d->next_sweep = usec + (uint64_t)d->o.sweep_ms * 1000;
-		sd_event_source_set_time(s, d->next_sweep);
-		return 0;
-	}
-	/* A damped link has been up for its hold: only a heavy sweep puts it back. */
-	if (sweep_flap_due(&d->sw, usec) || sweep_heavy_due(&d->sw, usec))
-		d->agent.resweep = true;
-	if (d->sw.up && !d->agent.resweep) {
-		r = sweep_light(&d->sw, &changed, &st);
-		if (r == 0 && st.sm_lid_wrong)
-			log_warn("light sweep: %u of the ports checked point at MasterSMLID %u, not this "
-				 "SM's %u (the first: %s port %u); a heavy sweep sets every port's",
-				 st.sm_lid_wrong, st.sm_lid_seen, d->sw.plan.sm_lid,
-				 subnet_str(d->sw.sn, d->sw.sn->node[d->sw.sn->port[st.sm_lid_port].node].desc),
-				 d->sw.sn->port[st.sm_lid_port].num);
-		if (r == 0)
-			log_sweep(d, &st, changed || !st.up);
-	}
-	if (r < 0 || changed || !d->sw.up || d->agent.resweep)
-		r = heavy(d, &st);
-	/* After a light sweep, the SMs the master knows (heavy(): after a heavy one). */
-	if (d->ha_on && r == 0 && !st.heavy)
-		ha_do(d, ha_look(&d->ha, d->sw.sn, &d->sw.live, false));
-	if (asked) {
-		if (r == 0)
-			sweep_line(d, &st, line, sizeof(line));
-		ctl_answer(d->ctl, r, line);
-	}
-	if (d->sw.up && !d->announced) {
-		sd_notify(0, "READY=1");
-		d->announced = true;
-	}
-	if (d->sw.mcast->dirty && d->sw.up)
-		mcast_pass(d);
-	notify_status(d);
-	d->next_sweep = usec + (uint64_t)d->o.sweep_ms * 1000;
-	sd_event_source_set_time(s, sweep_next_us(&d->sw, usec, d->next_sweep));
-	if (d->ha_on && d->ha.sm.state != SMP_SM_MASTER)
-		sd_event_source_set_time(s, usec); /* handed over: stand by from now */
-	else if (d->ha_on && d->ha.sm.handing_over)
-		timer_at(d, d->ha.ack_due_us);
 	return 0;
 }
 
@@ -608,7 +181,7 @@ static void on_request(void *arg, const uint8_t *mad, size_t len, const struct m
 
 	/* An RMPP answer, whole (the long hook): the standby's GetTable of the master's SA. */
 	if (from && from->agent == MAD_AGENT_SA && len >= 4 && (mad[3] & 0x80)) {
-		if (!ha_mirror_input(&d->mirror, mad, len, mono_ms(d)))
+		if (!ha_mirror_input(&d->mirror, mad, len, daemon_mono_ms(d)))
 			log_debug("dropped an SA answer from LID %u (%zu bytes): no fetch of ours "
 				  "waits for it", from->lid, len);
 		return;
@@ -645,7 +218,7 @@ static int run_once(struct loomd *d)
 	struct sweep_stats st;
 
 	for (unsigned i = 0; i < ONCE_ATTEMPTS; i++) {
-		if (heavy(d, &st) < 0)
+		if (daemon_heavy(d, &st) < 0)
 			return 1;
 		if (st.up)
 			return 0;
@@ -682,7 +255,7 @@ static int run_daemon(struct loomd *d)
 	if (r < 0)
 		return r;
 	d->ha_on = true;
-	ha_do(d, smstate_input(&d->ha.sm, &(struct sm_ev){ .in = SMI_START }));
+	daemon_ha_do(d, smstate_input(&d->ha.sm, &(struct sm_ev){ .in = SMI_START }));
 	/* NULL handler: sd-event exits the loop on these signals. */
 	r = sd_event_add_signal(d->ev, NULL, SIGTERM, NULL, NULL);
 	if (r >= 0)
@@ -692,7 +265,7 @@ static int run_daemon(struct loomd *d)
 	if (r >= 0)
 		r = sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
 	if (r >= 0)
-		r = sd_event_add_time(d->ev, &d->sweep_timer, CLOCK_MONOTONIC, now, 1000, on_sweep_timer, d);
+		r = sd_event_add_time(d->ev, &d->sweep_timer, CLOCK_MONOTONIC, now, 1000, daemon_sweep_timer, d);
 	if (r >= 0)
 		r = sd_event_source_set_enabled(d->sweep_timer, SD_EVENT_ON);
 	if (r >= 0)
@@ -855,11 +428,11 @@ static int setup(struct loomd *d, struct startguard *g)
 	ha_init(&d->ha, d->x, (uint8_t)d->o.priority, d->agent.sm_key,
 		d->cfg ? d->cfg->sm.poll_us : 2000000, d->cfg ? d->cfg->sm.poll_misses : 3,
 		d->cfg && d->cfg->sm.sticky);
-	d->agent.on_set = on_sm_set;
+	d->agent.on_set = daemon_on_sm_set;
 	d->agent.on_set_arg = d;
 	txn_set_request_hook(d->x, on_request, d);
 	/* One-MAD answers to the standby's GetTables: TIDs the transaction layer does not own. */
-	txn_set_response_hook(d->x, on_response, d);
+	txn_set_response_hook(d->x, daemon_on_response, d);
 	/* SA requests longer than a MAD (RMPP: MultiPathRecords) bypass txn's MAD-sized reads. */
 	mad_umad_set_long_hook(d->u, on_request, d);
 	r = sweeper_init(&d->sw, d->x, &d->agent, &so, &msgs);
@@ -868,10 +441,10 @@ static int setup(struct loomd *d, struct startguard *g)
 	if (r == 0) {
 		/* The SA changes groups; the sweep timer programs their MFTs. */
 		sa_set_view(&d->sa, &(struct sa_view){ .mcast = d->sw.mcast });
-		d->sw.mcast->changed = on_mcast_changed;
+		d->sw.mcast->changed = daemon_mcast_changed;
 		d->sw.mcast->changed_arg = d;
 	}
-	log_msgs(&msgs);
+	daemon_log_msgs(&msgs);
 	diag_free(&msgs);
 	if (r < 0)
 		log_err("%s: %s", d->guid2lid, strerror(-r));

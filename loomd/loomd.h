@@ -7,8 +7,12 @@
  * are logged. Not a library.
  *   loomd.h       this header: loomd's options, from the command line and the
  *                 configuration file (loomd_opts.c), for the daemon (loomd.c)
- *   loomd.c       setup, the sd-event loop (umad fd, sweep timer, signals),
- *                 SIGHUP reload, systemd notify and watchdog, --once
+ *   loomd.c       setup, the sd-event loop (umad fd, signals), the SA's and
+ *                 the agent's hooks, systemd notify and watchdog, --once
+ *   daemon_sweep.c  the sweep timer's turn (light, heavy, multicast passes)
+ *                 and the lines a sweep logs and tells systemd (daemon.h)
+ *   daemon_ha.c   the state machine's actions done on the loop: HANDOVER,
+ *                 ACKNOWLEDGE, takeover with the SA mirror, a standby's poll
  *   loomd_opts.c  the command line, then the configuration file under it
  *   startguard.c  SIGTERM and SIGINT while setup() runs (a hung open included),
  *                 and the deadline of opening the port (startguard.h)
@@ -39,10 +43,11 @@
  *   flap.c        flap damping: links that change too often kept out of the
  *                 model routed until stable (flap.h)
  *
- * Data flows one way: loomd.c's loop runs sweep.c, which calls fabric/
- * discovery, plan_build() (plan/, which runs routing/) and fabric/ programming
- * in that order; loomd.c hands the SA (sa/) a view of each heavy sweep; requests
- * to the SM reach agent.c and the SA through the transaction layer's request hook.
+ * Data flows one way: loomd.c's loop runs daemon_sweep.c, which runs sweep.c,
+ * which calls fabric/ discovery, plan_build() (plan/, which runs routing/)
+ * and fabric/ programming in that order; daemon_sweep.c hands the SA (sa/) a
+ * view of each heavy sweep; requests to the SM reach agent.c and the SA
+ * through the transaction layer's request hook.
  */
 #include <limits.h>
 #include <stdbool.h>
