@@ -19,6 +19,8 @@ test_pkgs="$test_pkgs debhelper lintian"
 # to order the modules, iproute2's rdma to create rxe0.
 pkgs="$pkgs libibverbs-dev librdmacm-dev"
 test_pkgs="$test_pkgs ibverbs-providers qemu-system-x86 busybox-static kmod cpio xz-utils iproute2"
+# loomd.service's test boots this machine's own systemd in that VM (tests/vm/systemd-vm.sh).
+test_pkgs="$test_pkgs systemd"
 
 case "${1:-}" in
 --test) pkgs="$pkgs $test_pkgs" ;;

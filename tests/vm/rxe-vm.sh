@@ -26,7 +26,7 @@ cache=${LOOM_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/loom-vm}
 # The modules the guest loads, in an order modprobe resolves; crc32_generic is not a
 # declared dependency of rdma_rxe, but rxe computes its ICRC with it and rxe0 never
 # registers without it. rdma_ucm gives user space rdma_cm (loom-verbs --rdma-cm).
-want_mods="crc32_generic dummy virtio_pci 9pnet_virtio 9p rdma_rxe rdma_ucm"
+want_mods="crc32_generic dummy virtio_pci 9pnet_virtio 9p rdma_rxe rdma_ucm overlay"
 
 die() { echo "rxe-vm: $*" >&2; exit "${rc:-125}"; }
 skip() { echo "rxe-vm: cannot run a VM here: $*" >&2; exit 77; }
