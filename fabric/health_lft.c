@@ -155,4 +155,6 @@ void health_lft_free(struct health_lft *h)
 	route_out_free(&h->ro);
 	free(h->status);
 	h->status = NULL;
+	diag_free(&h->vl0_msgs);
+	h->vl0_kept = false;
 }
