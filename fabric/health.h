@@ -123,6 +123,14 @@ struct health_progress {
 struct health_lft {
 	struct route_out ro; /* switches numbered as route_out_number numbers them */
 	int *status;         /* [ro.n_sw] 0: read; else -errno of the first failed block */
+	/*
+	 * The checker's run on them, every route on VL 0, as the judge runs
+	 * it (health_routes_need_vls keeps it): the judge takes it instead of
+	 * running the checker again when the VLs are not read.
+	 */
+	bool vl0_kept;
+	int vl0_status; /* check_routes' return */
+	struct diag vl0_msgs;
 };
 
 void health_lft_free(struct health_lft *h);
@@ -168,10 +176,11 @@ void health_sl_free(struct health_sl *h);
 /*
  * Whether the routes group needs the SLs and SL-to-VL tables: switch links
  * run more than VL0 and the LFTs read, every route on VL 0, make a credit
- * loop (with none there, no SLs and tables can make one: not read).
+ * loop (with none there, no SLs and tables can make one: not read). The
+ * checker's run that says so is kept in lft (vl0_*) for the judge.
  */
 bool health_routes_need_vls(const struct subnet *sn, const struct disc_live *live,
-			    const struct health_lft *lft);
+			    struct health_lft *lft);
 
 /*
  * The thresholds infiniband-diags suggests (its error_thresholds file): a

@@ -52,30 +52,30 @@ static uint32_t max_lid_in_use(const struct subnet *sn)
 	return max;
 }
 
-/* Queue the Gets of switch s: blocks 0 .. the one holding min(LinearFDBTop, max_lid). */
-static int submit_switch(struct txn *x, const struct disc_live *live, struct health_lft *h,
-			 struct lft_req *reqs, uint32_t nblocks, uint32_t s)
+/* How many blocks switch s is asked: 0 .. the one holding min(LinearFDBTop, max_lid). */
+static uint32_t switch_blocks(const struct disc_live *live, const struct health_lft *h,
+			      uint32_t nblocks, uint32_t s)
 {
-	uint32_t node = h->ro.sw_node[s];
-	uint32_t top = live->node[node].si.lin_top;
-	const struct disc_node *ln = &live->node[node];
-	int r;
+	uint32_t top = live->node[h->ro.sw_node[s]].si.lin_top;
 
 	/* IBA 14.2.5.4: DLIDs above LinearFDBTop are dropped; their rows stay ROUTE_DROP. */
 	if (top > h->ro.max_lid)
 		top = h->ro.max_lid;
-	for (uint32_t b = 0; b <= top / SMP_LFT_BLOCK && b < nblocks; b++) {
-		struct smp_req q = { .method = SMP_GET, .attr_id = SMP_ATTR_LFT, .attr_mod = b };
-		struct lft_req *lr = &reqs[(size_t)s * nblocks + b];
+	return top / SMP_LFT_BLOCK + 1 < nblocks ? top / SMP_LFT_BLOCK + 1 : nblocks;
+}
 
-		q.hops = ln->hops;
-		memcpy(q.path, ln->path, sizeof(q.path));
-		*lr = (struct lft_req){ .h = h, .sw = s, .block = b };
-		r = txn_submit(x, &q, on_lft, lr);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+/* Queue the Get of block b of switch s. */
+static int submit_block(struct txn *x, const struct disc_live *live, struct health_lft *h,
+			struct lft_req *reqs, uint32_t nblocks, uint32_t s, uint32_t b)
+{
+	const struct disc_node *ln = &live->node[h->ro.sw_node[s]];
+	struct smp_req q = { .method = SMP_GET, .attr_id = SMP_ATTR_LFT, .attr_mod = b };
+	struct lft_req *lr = &reqs[(size_t)s * nblocks + b];
+
+	q.hops = ln->hops;
+	memcpy(q.path, ln->path, sizeof(q.path));
+	*lr = (struct lft_req){ .h = h, .sw = s, .block = b };
+	return txn_submit(x, &q, on_lft, lr);
 }
 
 /* txn_run() until idle, telling pg (if set) how many blocks have been answered, each second. */
@@ -124,11 +124,19 @@ int health_read_lft_some(struct txn *x, const struct subnet *sn, const struct di
 	r = 0;
 	if (!every)
 		every = 1;
-	for (uint32_t s = 0; s < h.ro.n_sw && r == 0; s++)
-		if (s % every == 0)
-			r = submit_switch(x, live, &h, reqs, nblocks, s);
-		else
+	for (uint32_t s = 0; s < h.ro.n_sw; s++)
+		if (s % every)
 			h.status[s] = -ESRCH; /* not asked */
+	/*
+	 * Block by block across the switches, not switch by switch: the queue
+	 * then holds requests to many nodes at its head, and the window fills
+	 * with them while each node has only txn_opts.per_node of its own in
+	 * flight (a switch's 73 blocks in a row kept it to a few).
+	 */
+	for (uint32_t b = 0; b < nblocks && r == 0; b++)
+		for (uint32_t s = 0; s < h.ro.n_sw && r == 0; s += every)
+			if (b < switch_blocks(live, &h, nblocks, s))
+				r = submit_block(x, live, &h, reqs, nblocks, s, b);
 	if (r == 0)
 		r = run_told(x, pg, (uint64_t)(h.ro.n_sw + every - 1) / every * nblocks);
 	if (r < 0)
@@ -147,4 +155,6 @@ void health_lft_free(struct health_lft *h)
 	route_out_free(&h->ro);
 	free(h->status);
 	h->status = NULL;
+	diag_free(&h->vl0_msgs);
+	h->vl0_kept = false;
 }

@@ -24,12 +24,25 @@ struct txn_item {
 /* How far down the queue fill() looks for a request to a node below its share. */
 #define FAIR_SCAN 64
 
+/*
+ * How many requests are in flight to each node (DR path hash): an open
+ * addressing table of at least twice the window's size, so that per_node is
+ * checked in O(1) and not by scanning the window for every queued candidate
+ * (which cost more CPU than the simulator spent answering, at window 16).
+ */
+struct flight {
+	uint32_t node;
+	uint32_t n; /* 0: empty */
+};
+
 struct txn {
 	const struct mad_transport_ops *ops;
 	void *t;
 	struct txn_opts o;
 	struct txn_item **slot; /* o.window of them; NULL = free */
 	unsigned n_out;
+	struct flight *fl;
+	uint32_t fl_mask;
 	struct txn_item *head, *tail; /* waiting for room in the window */
 	unsigned n_queued;
 	uint32_t next_tid;
@@ -67,8 +80,14 @@ int txn_new(const struct mad_transport_ops *ops, void *t, const struct txn_opts 
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
+	x->fl_mask = 1;
+	while (x->fl_mask + 1 < 2 * o->window)
+		x->fl_mask = x->fl_mask << 1 | 1;
 	x->slot = calloc(o->window, sizeof(*x->slot));
-	if (!x->slot) {
+	x->fl = calloc(x->fl_mask + 1, sizeof(*x->fl));
+	if (!x->slot || !x->fl) {
+		free(x->slot);
+		free(x->fl);
 		free(x);
 		return -ENOMEM;
 	}
@@ -95,6 +114,7 @@ void txn_free(struct txn *x)
 		free(it);
 	}
 	free(x->slot);
+	free(x->fl);
 	free(x);
 }
 
@@ -170,6 +190,52 @@ static void drop(struct txn *x, enum txn_drop why, const struct smp_hdr *h)
 		x->drop_fn(x->drop_arg, why, h);
 }
 
+/* The entry of node: its own, or the empty one where it would go. */
+static uint32_t flight_at(const struct txn *x, uint32_t node)
+{
+	uint32_t i = (node * 2654435761u) & x->fl_mask;
+
+	while (x->fl[i].n && x->fl[i].node != node)
+		i = (i + 1) & x->fl_mask;
+	return i;
+}
+
+static unsigned in_flight_to(const struct txn *x, uint32_t node)
+{
+	return x->fl[flight_at(x, node)].n;
+}
+
+static void flight_add(struct txn *x, uint32_t node)
+{
+	struct flight *f = &x->fl[flight_at(x, node)];
+
+	f->node = node;
+	f->n++;
+}
+
+/* One fewer to node; an entry that empties is filled from the run after it (no tombstones). */
+static void flight_del(struct txn *x, uint32_t node)
+{
+	uint32_t i = flight_at(x, node), j = i;
+
+	if (!x->fl[i].n || --x->fl[i].n)
+		return;
+	for (;;) {
+		uint32_t home;
+
+		j = (j + 1) & x->fl_mask;
+		if (!x->fl[j].n)
+			return;
+		home = (x->fl[j].node * 2654435761u) & x->fl_mask;
+		/* j may move to the hole at i if its home is not in (i, j], cyclically. */
+		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
+			continue;
+		x->fl[i] = x->fl[j];
+		x->fl[j].n = 0;
+		i = j;
+	}
+}
+
 /* Take the item out of the window, then call back: the callback may submit. */
 static void complete(struct txn *x, unsigned i, int status, const uint8_t *resp, size_t len)
 {
@@ -177,6 +243,7 @@ static void complete(struct txn *x, unsigned i, int status, const uint8_t *resp,
 
 	x->slot[i] = NULL;
 	x->n_out--;
+	flight_del(x, it->node);
 	if (status == 0)
 		x->st.completed++;
 	else if (status == -ETIMEDOUT)
@@ -226,22 +293,12 @@ static void expire(struct txn *x, uint64_t now)
 	}
 }
 
-static unsigned in_flight_to(const struct txn *x, uint32_t node)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < x->o.window; i++)
-		n += x->slot[i] && x->slot[i]->node == node;
-	return n;
-}
-
 /*
  * The first queued request whose node has fewer than per_node in flight,
  * looking FAIR_SCAN deep; NULL if none has. A slot then stays free until an
  * answer comes: more to a node whose SMA answers one at a time would only
- * wait there, while its answers arrive no sooner. Counting by scanning the
- * window is O(window) a candidate: cheap at the default 16, and the scan
- * stops at the first fit.
+ * wait there, while its answers arrive no sooner. The scan stops at the
+ * first fit.
  */
 static struct txn_item *take_next(struct txn *x)
 {
@@ -279,6 +336,7 @@ static void fill(struct txn *x)
 			x->next_tid = 1;
 		x->slot[i] = it;
 		x->n_out++;
+		flight_add(x, it->node);
 		r = send_item(x, it);
 		if (r < 0)
 			complete(x, i, r, NULL, 0);

@@ -296,22 +296,43 @@ static void progress_sweep(void *arg, uint32_t nodes)
 	progress_say(arg, "sweep: nodes found", nodes, 0);
 }
 
+/* Whether every master read again answered, with an ActCount other than the first's. */
+static bool all_moved(const struct subnet *sn, const struct health_sm_port *sm)
+{
+	for (uint32_t p = 0; p < sn->n_ports; p++)
+		if (sm[p].again && (sm[p].status2 || sm[p].smi2.act_count == sm[p].smi.act_count))
+			return false;
+	return true;
+}
+
 /*
- * The master's ActCount, a second time: act_wait_ms after the first read,
- * which the reads in between (counters, LFTs) have used up in part.
+ * The master's ActCount, a second time: act_wait_ms after the first read.
+ * The reads in between (counters, LFTs) have used up part of the wait, so
+ * it is read at once first: a count that has moved by now has moved within
+ * the wait too (it only counts up), and there is no need to sit out the
+ * rest. Only a count that has not moved yet (or a master that did not
+ * answer) is read again once the whole wait has passed, and judged on that
+ * read, as if it had been the only one.
  */
 static int read_sm_again(const struct health_args *a, struct txn *x, const struct subnet *sn,
 			 const struct disc_live *live, struct health_sm_port *sm, uint64_t first_ms,
 			 struct progress *pr)
 {
 	uint64_t now = now_ms();
+	int r;
 
 	if (!a->act_wait_ms)
 		return 0;
 	if (now - first_ms < a->act_wait_ms) {
-		uint64_t rest = a->act_wait_ms - (now - first_ms);
-		struct timespec ts = { (time_t)(rest / 1000), (long)(rest % 1000) * 1000000 };
+		uint64_t rest;
+		struct timespec ts;
 
+		r = health_read_sm_again(x, sn, live, sm, (uint32_t)(now - first_ms));
+		if (r < 0 || all_moved(sn, sm))
+			return r;
+		now = now_ms();
+		rest = now - first_ms < a->act_wait_ms ? a->act_wait_ms - (now - first_ms) : 0;
+		ts = (struct timespec){ (time_t)(rest / 1000), (long)(rest % 1000) * 1000000 };
 		if (pr) {
 			pr->last = 0;
 			progress_say(pr, "waiting to read the master's ActCount again (ms)", rest, 0);

@@ -8,7 +8,9 @@
 #   - --activity-wait 0 reads it once: not judged, exit 0;
 #   - the same rig with a moving count (-m): sminfo sees it move, loom health
 #     reports nothing, exit 0;
-#   - --progress: lines on stderr, stdout's --json unchanged.
+#   - --progress (the count stuck: loom health waits): lines on stderr,
+#     stdout's --json unchanged;
+#   - a moving count is read again at once, not after the wait.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOM=${LOOM:-loom}
@@ -67,6 +69,20 @@ tap_is "--activity-wait 0: ActCount read once, not judged: exit 0" "$hrc" 0 ||
 printf 'health:\n  activity-wait: 0s\n' >"$tmp/nowait.yaml"
 health yaml --only sm --config "$tmp/nowait.yaml"
 tap_is "loom.yaml health.activity-wait: 0s: the same" "$hrc" 0
+# --progress, with the count stuck (a count that moves at once is not waited
+# for, so it may leave nothing to tell): on stderr only; stdout the same JSON.
+health prog --only sm,counters --json --progress --activity-wait 1500
+tap_check "--progress: progress lines on stderr" grep -q '^loom health: ' "$tmp/prog.err" ||
+	tap_diag "$(cat "$tmp/prog.err")"
+tap_check "--progress: stdout is JSON alone" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/prog.out"
+if command -v script >/dev/null; then
+	# A terminal (script's pty) for stdout and stderr: progress by default.
+	sim_run C --host "$host2" --out "$tmp/tty.out" script -qec \
+		"$LOOM health --only sm --activity-wait 1500" /dev/null
+	tap_check "stderr a terminal: progress without --progress" \
+		grep -q "^loom health: waiting to read the master's ActCount again" "$tmp/tty.out" ||
+		tap_diag "$(cat "$tmp/tty.out")"
+fi
 sim_signal C TERM
 wait "$rig_pid"
 
@@ -78,21 +94,16 @@ health moving --only sm
 tap_is "loom health: exit 0, no finding" "$hrc $(grep -cE '^(error|warning) ' "$tmp/moving.out")" "0 0" ||
 	tap_diag "$(cat "$tmp/moving.out")"
 
-# --progress: on stderr only; stdout the same JSON.
-health prog --only sm,counters --json --progress --activity-wait 1500
-tap_check "--progress: progress lines on stderr" grep -q '^loom health: ' "$tmp/prog.err" ||
-	tap_diag "$(cat "$tmp/prog.err")"
-tap_check "--progress: stdout is JSON alone" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/prog.out"
+# The count moved between the first read and the end of the other reads: it
+# is not read again after the whole wait (no "waiting" line), the same verdict.
+health early --only sm --progress --activity-wait 20000
+tap_is "a moving count: exit 0, no finding" "$hrc $(grep -cE '^(error|warning) ' "$tmp/early.out")" "0 0" ||
+	tap_diag "$(cat "$tmp/early.out")"
+tap_is "... and loom health did not sit out the 20 s wait" \
+	"$(grep -c "waiting to read the master's ActCount again" "$tmp/early.err")" 0 ||
+	tap_diag "$(cat "$tmp/early.err")"
 health noprog --only sm,counters --json
 tap_is "without --progress (stderr not a terminal): nothing on stderr" "$(wc -c <"$tmp/noprog.err")" 0
-if command -v script >/dev/null; then
-	# A terminal (script's pty) for stdout and stderr: progress by default.
-	sim_run C --host "$host2" --out "$tmp/tty.out" script -qec \
-		"$LOOM health --only sm --activity-wait 1500" /dev/null
-	tap_check "stderr a terminal: progress without --progress" \
-		grep -q "^loom health: waiting to read the master's ActCount again" "$tmp/tty.out" ||
-		tap_diag "$(cat "$tmp/tty.out")"
-fi
 sim_signal C TERM
 wait "$rig_pid"
 tap_done

@@ -266,6 +266,56 @@ static void test_credit_loop_vls(void **state)
 	rx_free(&x);
 }
 
+/* Findings a and b the same, line for line. */
+static void same_findings(const struct health_findings *a, const struct health_findings *b)
+{
+	assert_int_equal(a->n, b->n);
+	for (uint32_t i = 0; i < a->n; i++) {
+		assert_int_equal(a->f[i].severity, b->f[i].severity);
+		assert_int_equal(a->f[i].node, b->f[i].node);
+		assert_string_equal(a->f[i].what, b->f[i].what);
+		assert_string_equal(a->f[i].measured, b->f[i].measured);
+		assert_string_equal(a->f[i].expected, b->f[i].expected);
+		assert_string_equal(a->f[i].detail, b->f[i].detail);
+	}
+}
+
+/*
+ * The checker's run that health_routes_need_vls keeps is the judge's own:
+ * judging with it and with a fresh run gives the same findings, on a fat
+ * tree with dropped entries (no credit loop: nothing more is read) and on a
+ * torus whose VLs are not read (the one-VL credit loop).
+ * More bad pairs than the judge names: the kept run names as many.
+ */
+static void test_kept_run(void **state)
+{
+	static const char *const topo[] = { "ft2-k8.topo", "torus2d-4x4.topo" };
+
+	(void)state;
+	for (unsigned t = 0; t < 2; t++) {
+		struct rx x = { 0 };
+		struct health_findings kept;
+		bool need;
+
+		rx_init(&x, topo[t], 3);
+		/* Every third LID dropped at the first switch: more bad pairs than are named. */
+		for (uint32_t lid = 1; lid <= x.lft.ro.max_lid; lid += 3)
+			route_lft(&x.lft.ro, 0)[lid] = ROUTE_DROP;
+		need = health_routes_need_vls(x.sn, &x.live, &x.lft);
+		assert_int_equal(need, t == 1);
+		assert_true(x.lft.vl0_kept);
+		judge(&x);
+		assert_true(x.fs.n > 0);
+		kept = x.fs;
+		x.fs = (struct health_findings){ 0 };
+		x.lft.vl0_kept = false;
+		judge(&x);
+		same_findings(&kept, &x.fs);
+		health_findings_free(&kept);
+		rx_free(&x);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_top_and_read),
 		cmocka_unit_test(test_credit_loop),
 		cmocka_unit_test(test_credit_loop_vls),
+		cmocka_unit_test(test_kept_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -322,6 +322,73 @@ static void test_per_node(void **state)
 	txn_free(x);
 }
 
+/* The node (initial path bytes 1 and 2) a sent SMP goes to. */
+static unsigned node_of(const uint8_t *mad)
+{
+	const uint8_t *ip = mad + offsetof(ib_smp_t, initial_path);
+
+	return (unsigned)ip[1] * 256 + ip[2];
+}
+
+/*
+ * Many nodes, answers in a scrambled order: per_node holds for every node at
+ * every step (the in-flight counts are kept in a table, not counted by
+ * scanning), the window stays full while the queue has other nodes, and
+ * every request is sent once and answered.
+ */
+static void test_per_node_churn(void **state)
+{
+	enum { NODES = 100, EACH = 2, WINDOW = 32, PER = 1 };
+	struct txn_opts o = { .window = WINDOW, .timeout_ms = 100, .retries = 3, .per_node = PER };
+	static struct fake f;
+	bool answered[MAX_SENT] = { false };
+	uint8_t resp[MAD_SIZE];
+	struct txn *x;
+	unsigned seed = 1;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(txn_new(&fake_ops, &f, &o, &x), 0);
+	txn_set_clock(x, fake_now, &f);
+	/* Node by node, as a reader that queues one node's blocks in a row would. */
+	for (unsigned n = 0; n < NODES; n++) {
+		struct smp_req r = node_info_req;
+
+		r.path[1] = (uint8_t)(1 + n / 16);
+		r.path[2] = (uint8_t)(1 + n % 16);
+		for (unsigned k = 0; k < EACH; k++)
+			assert_int_equal(txn_submit(x, &r, on_done, &f), 0);
+	}
+	assert_int_equal(txn_in_flight(x), WINDOW);
+	while (f.n_done < NODES * EACH) {
+		unsigned count[9 * 256] = { 0 }, out = 0, pick;
+
+		for (unsigned i = 0; i < f.n_sent; i++)
+			if (!answered[i]) {
+				count[node_of(f.sent[i])]++;
+				out++;
+			}
+		for (unsigned n = 0; n < 9 * 256; n++)
+			assert_true(count[n] <= PER);
+		assert_int_equal(out, txn_in_flight(x));
+		if (NODES * EACH - f.n_sent >= 64)
+			assert_int_equal(out, WINDOW);
+		seed = seed * 1103515245u + 12345u;
+		pick = (seed >> 16) % out;
+		for (unsigned i = 0; i < f.n_sent; i++)
+			if (!answered[i] && !pick--) {
+				answered[i] = true;
+				make_resp(f.sent[i], resp, 0);
+				txn_input(x, resp, MAD_SIZE, NULL);
+				break;
+			}
+	}
+	assert_int_equal(f.n_sent, NODES * EACH);
+	assert_true(txn_idle(x));
+	assert_int_equal(txn_stats(x)->completed, NODES * EACH);
+	txn_free(x);
+}
+
 static void test_bad_status(void **state)
 {
 	struct fake f;
@@ -380,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_requests),
 		cmocka_unit_test(test_response_hook),
 		cmocka_unit_test(test_per_node),
+		cmocka_unit_test(test_per_node_churn),
 		cmocka_unit_test(test_bad_status),
 		cmocka_unit_test(test_smp_codec),
 	};
