@@ -38,6 +38,8 @@ struct loomd {
 	struct mkey mkey; /* M_Keys, when the configuration has an mkey: section */
 	bool mkey_on;
 	char mkey_paths[PATH_MAX];
+	char mkey_links[PATH_MAX];
+	bool mkey_created; /* the secret was created at this start */
 	struct sa sa;
 	bool sa_on; /* the SA agent is registered on the port */
 	sd_event *ev;

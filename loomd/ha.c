@@ -40,12 +40,38 @@ static struct smp_sm_info my_info(const struct ha *h, uint8_t state)
 				     .priority = h->sm.priority, .state = state };
 }
 
+/*
+ * With M_Key protection on, SMPs that get no answer are most likely ours
+ * with a key the port does not hold (IBA 14.2.4.1: at protect 2-3 a Get
+ * with a wrong key is dropped): said once, with what the operator does.
+ */
+static void mkey_unreadable(struct ha *h, uint32_t nodes, unsigned timeouts)
+{
+	if (h->mkey_said)
+		return;
+	h->mkey_said = true;
+	if (h->mkey_created)
+		log_err("SM: M_Key: discovery read %u nodes, %u requests got no answer; this SM "
+			"created its M_Key secret at this start, so if another SM protects this "
+			"fabric with M_Keys this SM cannot read its nodes, find its master or take "
+			"over from it. Copy that SM's mkey.secret (mode 0600, owned by the user "
+			"loomd runs as) and mkey.links into this SM's state dir and restart it "
+			"(loomd(8): M_Keys and standbys)", nodes, timeouts);
+	else
+		log_err("SM: M_Key: discovery read %u nodes, %u requests got no answer; with "
+			"M_Key protection on, their ports may hold keys of another secret, or lead "
+			"to nodes this SM's mkey.links does not know. Give this SM the master's "
+			"mkey.secret and mkey.links (loomd(8): M_Keys and standbys); until then it cannot take "
+			"over the protected nodes", nodes, timeouts);
+}
+
 /* Discovery of our own, replacing the last: 0 or -errno (said). */
 static int own_model(struct ha *h)
 {
 	struct disc_report rep = { .msgs.limit = 8 };
 	struct disc_live live = { 0 };
 	struct subnet *sn = NULL;
+	uint64_t unkeyed0 = h->mkey ? h->mkey->unkeyed : 0;
 	int r;
 
 	r = disc_run(h->x, &sn, &live, &rep);
@@ -56,11 +82,42 @@ static int own_model(struct ha *h)
 	 */
 	h->clean = rep.timeouts + rep.errors + rep.conflicts == 0 && !rep.msgs.n &&
 		   !rep.msgs.dropped;
+	if (h->mkey && (r < 0 || rep.timeouts))
+		mkey_unreadable(h, r < 0 ? 0 : sn->n_nodes, rep.timeouts);
+	/*
+	 * Nodes that took no key-less SMP may be an SM's, the master's even:
+	 * electing on what is left would make a second master of a part of the
+	 * fabric. Only when the master we polled is gone do we take what we can.
+	 */
+	if (r == 0 && rep.timeouts && h->mkey && h->mkey->unkeyed > unkeyed0 &&
+	    !h->sm.lost_master) {
+		if (!h->mkey_block_said)
+				log_warn("SM: discovery read %u nodes; %u requests without an M_Key (their "
+				 "nodes unknown to this SM) got no answer, so an SM may be beyond "
+				 "them: not electing; trying again every %" PRIu64 " ms (said once)",
+				 sn->n_nodes, rep.timeouts, h->poll_us / 1000);
+		h->mkey_block_said = true;
+		subnet_free(sn);
+		disc_live_free(&live);
+		r = -EACCES;
+		disc_report_free(&rep);
+		return r;
+	}
 	disc_report_free(&rep);
 	if (r < 0) {
 		log_warn("SM: discovery (to find the other SMs) failed: %s; trying again in %" PRIu64
 			 " ms", strerror(-r), h->poll_us / 1000);
 		return r;
+	}
+	if (h->mkey) {
+		/* What our own discovery read gives the keys of the routes from here. */
+		if (mkey_learn(h->mkey, sn, &live) < 0)
+			log_warn("SM: no memory to learn the M_Key routes of this discovery");
+		if (h->mkey->links_dirty && h->mkey_links &&
+		    (r = mkey_links_save(h->mkey, h->mkey_links)) < 0)
+			log_warn("SM: %s: %s; a restarted loomd may not reach nodes whose M_Key "
+				 "protects them", h->mkey_links, strerror(-r));
+		r = 0;
 	}
 	ha_free(h);
 	h->sn = sn;

@@ -293,7 +293,12 @@ static int run_daemon(struct loomd *d)
 
 static uint64_t mkey_hook(void *arg, const struct smp_req *r)
 {
-	return mkey_for_req(arg, r);
+	struct mkey *m = arg;
+	uint64_t k = mkey_for_req(m, r);
+
+	if (!k)
+		m->unkeyed++; /* HA: a discovery that lost these may have missed an SM */
+	return k;
 }
 
 /*
@@ -328,8 +333,9 @@ static int mkey_setup(struct loomd *d)
 		return r;
 	}
 	if (created)
-		log_info("M_Key secret %s created (mode 0600); copy it to the standby SMs' state "
-			 "dirs to let them take over", file);
+		log_info("M_Key secret %s created (mode 0600); copy it and mkey.links to the "
+			 "standby SMs' state dirs to let them take over (loomd(8): M_Keys and standbys)", file);
+	d->mkey_created = created;
 	mkey_init(&d->mkey, secret, d->cfg->mkey.protect, d->cfg->mkey.lease_s);
 	explicit_bzero(secret, sizeof(secret));
 	d->mkey_on = true;
@@ -339,8 +345,14 @@ static int mkey_setup(struct loomd *d)
 		log_warn("%s: %s; starting without it: nodes whose M_Key protects them may not "
 			 "answer until rediscovered", d->mkey_paths,
 			 r == -EPROTO ? "malformed" : strerror(-r));
-	log_info("M_Key protection on: protect %u, lease %us, %u routes known",
-		 d->cfg->mkey.protect, d->cfg->mkey.lease_s, d->mkey.n);
+	snprintf(d->mkey_links, sizeof(d->mkey_links), "%s/mkey.links", d->o.state_dir);
+	r = mkey_links_load(&d->mkey, d->mkey_links);
+	if (r < 0)
+		log_warn("%s: %s; starting without it: nodes whose M_Key protects them may not "
+			 "answer until rediscovered", d->mkey_links,
+			 r == -EPROTO ? "malformed" : strerror(-r));
+	log_info("M_Key protection on: protect %u, lease %us, %u routes and %u links known",
+		 d->cfg->mkey.protect, d->cfg->mkey.lease_s, d->mkey.n, d->mkey.n_links);
 	return 0;
 }
 
@@ -417,9 +429,12 @@ static int setup(struct loomd *d, struct startguard *g)
 	if (r < 0)
 		return r;
 	if (d->mkey_on) {
+		/* Every walk through the links starts at our own node. */
+		mkey_set_self(&d->mkey, mad_umad_node_guid(d->u));
 		txn_set_mkey_hook(d->x, mkey_hook, &d->mkey);
 		so.mkey = &d->mkey;
 		so.mkey_paths = d->mkey_paths;
+		so.mkey_links = d->mkey_links;
 	}
 	txn_set_drop_hook(d->x, on_drop, d);
 	agent_init(&d->agent, d->x, 0, (uint8_t)d->o.priority);
@@ -428,6 +443,11 @@ static int setup(struct loomd *d, struct startguard *g)
 	ha_init(&d->ha, d->x, (uint8_t)d->o.priority, d->agent.sm_key,
 		d->cfg ? d->cfg->sm.poll_us : 2000000, d->cfg ? d->cfg->sm.poll_misses : 3,
 		d->cfg && d->cfg->sm.sticky);
+	if (d->mkey_on) {
+		d->ha.mkey = &d->mkey;
+		d->ha.mkey_links = d->mkey_links;
+		d->ha.mkey_created = d->mkey_created;
+	}
 	d->agent.on_set = daemon_on_sm_set;
 	d->agent.on_set_arg = d;
 	txn_set_request_hook(d->x, on_request, d);
