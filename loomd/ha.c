@@ -55,13 +55,14 @@ static void mkey_unreadable(struct ha *h, uint32_t nodes, unsigned timeouts)
 			"created its M_Key secret at this start, so if another SM protects this "
 			"fabric with M_Keys this SM cannot read its nodes, find its master or take "
 			"over from it. Copy that SM's mkey.secret (mode 0600, owned by the user "
-			"loomd runs as) and mkey.links into this SM's state dir and restart it "
+			"loomd runs as) into this SM's state dir and restart it "
 			"(loomd(8): M_Keys and standbys)", nodes, timeouts);
 	else
 		log_err("SM: M_Key: discovery read %u nodes, %u requests got no answer; with "
 			"M_Key protection on, their ports may hold keys of another secret, or lead "
-			"to nodes this SM's mkey.links does not know. Give this SM the master's "
-			"mkey.secret and mkey.links (loomd(8): M_Keys and standbys); until then it cannot take "
+			"to nodes whose links this SM does not know yet (it asks the master's SA "
+			"for them). If this persists, give this SM the master's mkey.secret and "
+			"mkey.links (loomd(8): M_Keys and standbys); until then it cannot take "
 			"over the protected nodes", nodes, timeouts);
 }
 
@@ -97,6 +98,8 @@ static int own_model(struct ha *h)
 				 "them: not electing; trying again every %" PRIu64 " ms (said once)",
 				 sn->n_nodes, rep.timeouts, h->poll_us / 1000);
 		h->mkey_block_said = true;
+		/* Our own port answered (its key is ours): its MasterSMLID has the SA to ask. */
+		h->links_from = live.port[plan_sm_port(sn, live.local_port)].pi.sm_lid;
 		subnet_free(sn);
 		disc_live_free(&live);
 		r = -EACCES;
@@ -151,6 +154,51 @@ bool ha_take_model(struct ha *h, struct subnet **sn, struct disc_live *live, uin
 	return true;
 }
 
+struct pi_read {
+	int status;
+	struct smp_port_info pi;
+};
+
+static void on_pi(void *arg, int status, const uint8_t *resp, size_t len)
+{
+	struct pi_read *o = arg;
+
+	if (status == 0)
+		status = smp_decode_port_info(resp, len, &o->pi);
+	o->status = status;
+}
+
+/*
+ * M_Keys on and no link known: a discovery would send key-less SMPs past
+ * our own node, each dropped at a protected port and counted there as an
+ * M_Key violation (a trap 256 to the master). Instead, once, read our own
+ * port's PortInfo (its key is ours) and, if an SM configured it, ask that
+ * SM's SA for the fabric's links first (the loop does: h->links_from).
+ * true: asked, discover once they came (or the ask failed).
+ */
+static bool links_first(struct ha *h)
+{
+	struct smp_req q = { .method = SMP_GET, .attr_id = SMP_ATTR_PORT_INFO,
+			     .attr_mod = h->local_port };
+	struct pi_read o = { .status = -ETIMEDOUT };
+	int r;
+
+	if (!h->mkey || !h->mkey->self || h->mkey->n_links || h->links_asked)
+		return false;
+	h->links_asked = true;
+	r = txn_submit(h->x, &q, on_pi, &o);
+	if (r == 0)
+		r = txn_run(h->x, -1);
+	if (r == 0)
+		r = o.status;
+	if (r < 0 || !o.pi.sm_lid)
+		return false; /* unreadable (not our secret?), or no SM yet: discover */
+	h->links_from = o.pi.sm_lid;
+	log_info("SM: M_Key: no links known; asking the SA of the SM at LID %u (our port's "
+		 "MasterSMLID) for them before discovering", o.pi.sm_lid);
+	return true;
+}
+
 unsigned ha_discover(struct ha *h)
 {
 	struct health_sm_port *smp = NULL;
@@ -160,7 +208,7 @@ unsigned ha_discover(struct ha *h)
 	struct txn_opts o;
 	int r;
 
-	if (own_model(h) < 0)
+	if (links_first(h) || own_model(h) < 0)
 		return 0;
 	/*
 	 * After a failed master, one try each: the dead master's port would

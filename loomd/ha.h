@@ -51,6 +51,9 @@ struct ha {
 	bool mkey_created;
 	bool mkey_said; /* the failure that M_Keys explain is logged once */
 	bool mkey_block_said; /* and that it keeps this SM from electing */
+	uint16_t links_from; /* our port's MasterSMLID: whose SA to ask for the links */
+	bool links_asked;    /* before the first discovery (links_first) */
+	unsigned local_port; /* the port we opened: our PortInfo's AttributeModifier */
 };
 
 void ha_init(struct ha *h, struct txn *x, uint8_t priority, uint64_t sm_key, uint64_t poll_us,

@@ -100,6 +100,7 @@ static int loop(struct loomd *d)
 		if (sd_event_now(d->ev, CLOCK_MONOTONIC, &now) >= 0) {
 			sa_tick(&d->sa, now / 1000); /* Reports not yet acknowledged */
 			(void)ha_mirror_tick(&d->mirror, now / 1000); /* GetTables unanswered */
+			(void)ha_mirror_tick(&d->links, now / 1000);
 		}
 		if (sd_event_now(d->ev, CLOCK_MONOTONIC, &now) >= 0 &&
 		    sd_event_source_get_time(d->sweep_timer, &next) >= 0)
@@ -181,7 +182,8 @@ static void on_request(void *arg, const uint8_t *mad, size_t len, const struct m
 
 	/* An RMPP answer, whole (the long hook): the standby's GetTable of the master's SA. */
 	if (from && from->agent == MAD_AGENT_SA && len >= 4 && (mad[3] & 0x80)) {
-		if (!ha_mirror_input(&d->mirror, mad, len, daemon_mono_ms(d)))
+		if (!ha_mirror_input(&d->mirror, mad, len, daemon_mono_ms(d)) &&
+		    !ha_mirror_input(&d->links, mad, len, daemon_mono_ms(d)))
 			log_debug("dropped an SA answer from LID %u (%zu bytes): no fetch of ours "
 				  "waits for it", from->lid, len);
 		return;
@@ -333,8 +335,8 @@ static int mkey_setup(struct loomd *d)
 		return r;
 	}
 	if (created)
-		log_info("M_Key secret %s created (mode 0600); copy it and mkey.links to the "
-			 "standby SMs' state dirs to let them take over (loomd(8): M_Keys and standbys)", file);
+		log_info("M_Key secret %s created (mode 0600); copy it to the standby SMs' state "
+			 "dirs to let them take over (loomd(8): M_Keys and standbys)", file);
 	d->mkey_created = created;
 	mkey_init(&d->mkey, secret, d->cfg->mkey.protect, d->cfg->mkey.lease_s);
 	explicit_bzero(secret, sizeof(secret));
@@ -447,6 +449,7 @@ static int setup(struct loomd *d, struct startguard *g)
 		d->ha.mkey = &d->mkey;
 		d->ha.mkey_links = d->mkey_links;
 		d->ha.mkey_created = d->mkey_created;
+		d->ha.local_port = mad_umad_port(d->u);
 	}
 	d->agent.on_set = daemon_on_sm_set;
 	d->agent.on_set_arg = d;
@@ -520,6 +523,7 @@ int main(int argc, char **argv)
 	mkey_free(&d.mkey);
 	ha_free(&d.ha);
 	ha_mirror_free(&d.mirror);
+	ha_mirror_free(&d.links);
 	config_free(d.cfg);
 	config_free(d.cfg_planned);
 	txn_free(d.x);
