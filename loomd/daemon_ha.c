@@ -268,6 +268,7 @@ bool daemon_ha_turn(struct loomd *d, uint64_t usec)
 	}
 	/* Starting, or the master just failed: elect now, not a poll interval later. */
 	if (h->sm.state == SMP_SM_DISCOVERING) {
+		h->links_busy = d->links.busy;
 		daemon_ha_do(d, ha_discover(h));
 		/* Our discovery could not read past nodes it has no key for: ask the master. */
 		if (h->links_from)

@@ -174,7 +174,8 @@ static void on_pi(void *arg, int status, const uint8_t *resp, size_t len)
  * M_Key violation (a trap 256 to the master). Instead, once, read our own
  * port's PortInfo (its key is ours) and, if an SM configured it, ask that
  * SM's SA for the fabric's links first (the loop does: h->links_from).
- * true: asked, discover once they came (or the ask failed).
+ * true: asked (or the answer is still awaited): discover once they came,
+ * or the ask failed.
  */
 static bool links_first(struct ha *h)
 {
@@ -183,6 +184,9 @@ static bool links_first(struct ha *h)
 	struct pi_read o = { .status = -ETIMEDOUT };
 	int r;
 
+	/* The links asked for are on their way: discover after (not on a takeover). */
+	if (h->mkey && h->links_busy && !h->mkey->n_links && !h->sm.lost_master)
+		return true;
 	if (!h->mkey || !h->mkey->self || h->mkey->n_links || h->links_asked)
 		return false;
 	h->links_asked = true;

@@ -53,6 +53,7 @@ struct ha {
 	bool mkey_block_said; /* and that it keeps this SM from electing */
 	uint16_t links_from; /* our port's MasterSMLID: whose SA to ask for the links */
 	bool links_asked;    /* before the first discovery (links_first) */
+	bool links_busy;     /* the loop's fetch of the links is under way */
 	unsigned local_port; /* the port we opened: our PortInfo's AttributeModifier */
 };
 

@@ -14,7 +14,9 @@
 #    LFT changes, `loom status` shows 0 traps 256 and no foreign node; every
 #    node keeps its key at protect 2; a keyless ibportstate Set still fails;
 #  - a loomd C without the secret says that it cannot read the protected
-#    fabric or take over, and changes nothing.
+#    fabric or take over, and changes nothing; a loomd D with the secret
+#    whose SA requests the master drops (another sm.sm-key) learns no
+#    links, says so and does not elect itself master of what it can read.
 # Tools read the fabric past the proxy (SIM_MKEY_BYPASS=1) where they have no
 # key. Times are reported, never judged.
 set -uo pipefail
@@ -161,5 +163,22 @@ tap_check "B stays master" grep -qE "sm guid 0x0*${gb#0*},.* state 3" <<<"$out" 
 tap_is "C changed no key (3 of 3 nodes keep theirs)" "$(keys_ok "$tmp/A.state/mkey.secret")" 3
 SIM_MKEY_BYPASS=1 ha_lids >"$tmp/lids.C"
 tap_check "C changed no LID" diff -u "$tmp/lids.before" "$tmp/lids.C"
-ha_stop TERM C B
+ha_stop TERM C
+
+# ---- D: the secret, but the master's SA will not answer it ---------------------------
+# Another sm.sm-key: its GetTables are dropped unanswered (IBA 15.2.1.1), so
+# it learns no links, and its discovery meets nodes it has no key for.
+mkey_conf D 1
+sed -i 's/^sm:$/sm:\n  sm-key: 0x77/' "$tmp/D.yaml"
+mkdir -p "$tmp/D.state"
+install -m 0600 "$tmp/A.state/mkey.secret" "$tmp/D.state/mkey.secret"
+ha_loomd D "$HD"
+ha_wait_log D 'not electing|-> MASTER' 40
+tap_check "D (secret, no links, the SA silent): says an SM may be beyond, does not elect" \
+	grep -q 'an SM may be beyond them: not electing' "$tmp/D.log" ||
+	tap_diag "$(grep 'SM' "$tmp/D.log" | tail -n 5)"
+tap_check "... and never becomes MASTER" test "$(grep -c -- '-> MASTER' "$tmp/D.log")" -eq 0
+out=$(SIM_MKEY_BYPASS=1 ha_sminfo)
+tap_check "... B stays master" grep -qE "sm guid 0x0*${gb#0*},.* state 3" <<<"$out" || tap_diag "$out"
+ha_stop TERM D B
 tap_done
