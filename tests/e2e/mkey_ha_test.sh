@@ -62,9 +62,10 @@ for k in sys.argv[1:]: v = v[k]
 print(v)' "${@:2}"
 }
 # From host C (h00003 on leaf002 port 1): leaf002, spine001 and h00001's port,
-# each read with the key derived from its node GUID (read past the proxy).
+# each read with the key derived from its node GUID (read past the proxy);
+# "SUM in N": their PortInfo:M_KeyViolations summed, N read, in $tmp/violations.
 keys_ok() { # SECRETFILE: how many of the three hold their derivation at protect 2
-	local ok=0 p g want pi
+	local ok=0 p g want pi v=0 n=0 x
 	for p in 0,1 0,1,3 0,1,3,1,1; do
 		g=$(SIM_MKEY_BYPASS=1 sim_run F --host "$HC" --timeout 30 smpquery -D nodeinfo "$p" \
 			2>/dev/null | sed -n 's/^Guid:\.*//p')
@@ -72,7 +73,10 @@ keys_ok() { # SECRETFILE: how many of the three hold their derivation at protect
 		pi=$(mkey_pi F "$HC" "$p" 0 "$want")
 		[ -n "$g" ] && [ "$(mkey_field "$pi" mkey) $(mkey_field "$pi" protect)" = "$want 2" ] &&
 			ok=$((ok + 1))
+		x=$(mkey_field "$pi" violations)
+		[ -n "$x" ] && v=$((v + x)) n=$((n + 1))
 	done
+	echo "$v in $n" >"$tmp/violations"
 	echo "$ok"
 }
 
@@ -140,6 +144,7 @@ tap_check "B's loom status: M_Key protect 2, 0 traps 256" \
 	grep -qE '^M_Key: protect 2, 0 traps 256' "$tmp/B.status" || tap_diag "$(cat "$tmp/B.status")"
 tap_is "every node keeps its derived key at protect 2 (3 of 3)" \
 	"$(keys_ok "$tmp/A.state/mkey.secret")" 3
+tap_is "... and counts 0 M_KeyViolations (PortInfo, 3 nodes)" "$(cat "$tmp/violations")" "0 in 3"
 sim_run F --host "$HC" --timeout 30 ibportstate -D 0,1 2 disable >"$tmp/ps.out" 2>&1
 tap_check "a keyless ibportstate Set (disable leaf002 port 2) from host C still fails" \
 	test $? -ne 0
