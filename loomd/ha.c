@@ -195,8 +195,9 @@ static bool links_first(struct ha *h)
 		r = txn_run(h->x, -1);
 	if (r == 0)
 		r = o.status;
-	if (r < 0 || !o.pi.sm_lid)
-		return false; /* unreadable (not our secret?), or no SM yet: discover */
+	/* Unreadable (not our secret?), no SM yet, or it was us (restarting): discover. */
+	if (r < 0 || !o.pi.sm_lid || o.pi.sm_lid == o.pi.lid)
+		return false;
 	h->links_from = o.pi.sm_lid;
 	log_info("SM: M_Key: no links known; asking the SA of the SM at LID %u (our port's "
 		 "MasterSMLID) for them before discovering", o.pi.sm_lid);
