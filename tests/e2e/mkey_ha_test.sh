@@ -16,7 +16,8 @@
 #  - a loomd C without the secret says that it cannot read the protected
 #    fabric or take over, and changes nothing; a loomd D with the secret
 #    whose SA requests the master drops (another sm.sm-key) learns no
-#    links, says so and does not elect itself master of what it can read.
+#    links, says so and does not elect itself master of what it can read;
+#  - A restarted: B hands over, 0 wrong keys, 0 LID and 0 LFT changes.
 # Tools read the fabric past the proxy (SIM_MKEY_BYPASS=1) where they have no
 # key. Times are reported, never judged.
 set -uo pipefail
@@ -121,7 +122,7 @@ tap_check "B logged no M_Key trouble" test "$(grep -c 'warning.*M_Key\|error.*M_
 tap_is "A's loom status: 0 traps 256" "$(status_json A counters trap256)" 0
 SIM_MKEY_BYPASS=1 ha_lids >"$tmp/lids.before"
 SIM_MKEY_BYPASS=1 sim_run F ibnetdiscover 2>/dev/null >"$tmp/ibnd"
-gb=$(ha_guid "$HB")
+gb=$(ha_guid "$HB") ga=$(ha_guid "$HA")
 
 # ---- SIGKILL A: B takes over, keys and all -----------------------------------------
 pa=$(ha_pid A)
@@ -185,5 +186,18 @@ tap_check "D (secret, no links, the SA silent): says an SM may be beyond, does n
 tap_check "... and never becomes MASTER" test "$(grep -c -- '-> MASTER' "$tmp/D.log")" -eq 0
 out=$(SIM_MKEY_BYPASS=1 ha_sminfo)
 tap_check "... B stays master" grep -qE "sm guid 0x0*${gb#0*},.* state 3" <<<"$out" || tap_diag "$out"
-ha_stop TERM D B
+ha_stop TERM D
+
+# ---- A comes back: B hands over, A keeps the keys -------------------------------------
+w2=$(wrong_keys)
+ha_loomd A "$HA" A2
+ha_wait_log A2 'SUBNET UP' 30
+tap_check "A restarted (its own state dir): B hands over, A is master again" \
+	grep -q 'SMInfo Set ACKNOWLEDGE to SM.*answered' "$tmp/A2.log" ||
+	tap_diag "$(grep 'SM' "$tmp/A2.log" | tail -n 5)"
+SIM_MKEY_BYPASS=1 ha_nothing_changed handover A2 "$ga"
+tap_is "handover: 0 wrong M_Keys at the proxy" "$(wrong_keys)" "$w2"
+tap_is "... every node keeps its derived key at protect 2 (3 of 3)" \
+	"$(keys_ok "$tmp/A.state/mkey.secret")" 3
+ha_stop TERM A B
 tap_done
