@@ -276,8 +276,7 @@ static bool sm_equal(const struct config_sm *a, const struct config_sm *b)
 	    !str_eq(a->control_group, b->control_group) ||
 	    a->mad.window != b->mad.window || a->mad.timeout_us != b->mad.timeout_us ||
 	    a->mad.retries != b->mad.retries || a->subnet_prefix != b->subnet_prefix ||
-	    a->m_key != b->m_key || a->m_key_lease_s != b->m_key_lease_s ||
-	    a->m_key_protect != b->m_key_protect || a->sm_key != b->sm_key ||
+	    a->sm_key != b->sm_key ||
 	    a->poll_us != b->poll_us || a->poll_misses != b->poll_misses ||
 	    a->sticky != b->sticky || a->master_lid_checks != b->master_lid_checks ||
 	    a->log_level != b->log_level)

@@ -159,9 +159,6 @@ struct config_sm {
 		uint8_t retries; /* tries after the first, 0-20 */
 	} mad;
 	uint64_t subnet_prefix;
-	uint64_t m_key;
-	uint16_t m_key_lease_s; /* PortInfo:M_KeyLeasePeriod, seconds; 0: never expires */
-	uint8_t m_key_protect; /* PortInfo:M_KeyProtectBits 0-3 */
 	uint64_t sm_key;
 	/*
 	 * HA (IBA 14.4): a standby asks the master's SMInfo every poll_us and

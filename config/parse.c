@@ -12,6 +12,7 @@
 
 #include "config/config_priv.h"
 #include "lib/array.h"
+#include "lib/cleanup.h"
 #include "lib/utf8.h"
 
 /*
@@ -187,6 +188,31 @@ static void unknown_key(struct pctx *p, const struct ynode *k, const struct pfie
 	perr(p, k, "unknown key %s (allowed: %s)", parse_quote(p, k, q, sizeof(q)), allowed);
 }
 
+/* Keys loom.yaml no longer has, by path, and what took their place. */
+static const struct {
+	const char *path, *instead;
+} gone[] = {
+	{ "sm.m-key", "M_Keys are now derived per node from the secret file in the state dir; "
+		      "turn them on with an mkey: section (mkey.protect, mkey.lease)" },
+	{ "sm.m-key-protect", "write it as mkey.protect (the mkey: section)" },
+	{ "sm.m-key-lease", "write it as mkey.lease (the mkey: section)" },
+};
+
+/* A key that was removed: said with its replacement (true), else false. */
+static bool gone_key(struct pctx *p, const struct ynode *k, const char *key)
+{
+	size_t old = path_push(p, ".%s", key);
+	bool found = false;
+
+	for (unsigned i = 0; i < ARRAY_SIZE(gone) && !found; i++)
+		if (!strcmp(p->path, gone[i].path)) {
+			perr(p, k, "this key was removed; %s", gone[i].instead);
+			found = true;
+		}
+	path_pop(p, old);
+	return found;
+}
+
 uint32_t parse_map(struct pctx *p, const struct ynode *map, const struct pfield *f, unsigned n,
 		   void *obj)
 {
@@ -214,7 +240,8 @@ uint32_t parse_map(struct pctx *p, const struct ynode *map, const struct pfield 
 			if (strlen(f[i].key) == k->len && !strcmp(f[i].key, key))
 				break;
 		if (i == n) {
-			unknown_key(p, k, f, n);
+			if (!gone_key(p, k, key))
+				unknown_key(p, k, f, n);
 			goto next;
 		}
 		if (seen[i]) {

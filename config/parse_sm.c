@@ -299,27 +299,9 @@ static void s_prefix(struct pctx *p, const struct ynode *v, void *obj)
 		     parse_quote(p, v, q, sizeof(q)));
 }
 
-static void s_m_key(struct pctx *p, const struct ynode *v, void *obj)
-{
-	parse_hex(p, v, 0, UINT64_MAX, 16, &sm_of(obj)->m_key);
-}
-
 static void s_sm_key(struct pctx *p, const struct ynode *v, void *obj)
 {
 	parse_hex(p, v, 0, UINT64_MAX, 16, &sm_of(obj)->sm_key);
-}
-
-static void s_m_key_lease(struct pctx *p, const struct ynode *v, void *obj)
-{
-	parse_mkey_lease(p, v, &sm_of(obj)->m_key_lease_s);
-}
-
-static void s_m_key_protect(struct pctx *p, const struct ynode *v, void *obj)
-{
-	uint64_t x;
-
-	if (parse_uint(p, v, 0, 3, &x))
-		sm_of(obj)->m_key_protect = (uint8_t)x;
 }
 
 static void s_poll(struct pctx *p, const struct ynode *v, void *obj)
@@ -368,9 +350,6 @@ void parse_sm(struct pctx *p, const struct ynode *v, void *obj)
 		{ "control-group", s_control_group },
 		{ "mad", s_mad },
 		{ "subnet-prefix", s_prefix },
-		{ "m-key", s_m_key },
-		{ "m-key-lease", s_m_key_lease },
-		{ "m-key-protect", s_m_key_protect },
 		{ "sm-key", s_sm_key },
 		{ "poll-interval", s_poll },
 		{ "poll-misses", s_poll_misses },

@@ -87,9 +87,6 @@ static void print_sm(const struct config_sm *sm, FILE *f)
 	put_duration(f, "    ", "timeout", sm->mad.timeout_us);
 	fprintf(f, "    retries: %u\n", sm->mad.retries);
 	fprintf(f, "  subnet-prefix: 0x%016" PRIx64 "\n", sm->subnet_prefix);
-	fprintf(f, "  m-key: 0x%016" PRIx64 "\n", sm->m_key);
-	put_duration(f, "  ", "m-key-lease", (uint64_t)sm->m_key_lease_s * 1000000);
-	fprintf(f, "  m-key-protect: %u\n", sm->m_key_protect);
 	fprintf(f, "  sm-key: 0x%016" PRIx64 "\n", sm->sm_key);
 	put_duration(f, "  ", "poll-interval", sm->poll_us);
 	fprintf(f, "  poll-misses: %u\n  sticky: %s\n", sm->poll_misses,

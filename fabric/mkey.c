@@ -43,6 +43,9 @@ void mkey_init(struct mkey *m, const uint8_t secret[MKEY_SECRET_LEN], uint8_t pr
 void mkey_free(struct mkey *m)
 {
 	free(m->slot);
+	free(m->link);
+	m->link = NULL;
+	m->n_links = m->cap_links = 0;
 	explicit_bzero(m->secret, sizeof(m->secret));
 	m->slot = NULL;
 	m->n = m->cap = 0;
@@ -71,8 +74,12 @@ static struct mkey_route *find(const struct mkey *m, uint8_t hops, const uint8_t
 
 uint64_t mkey_route_guid(const struct mkey *m, uint8_t hops, const uint8_t *path)
 {
-	const struct mkey_route *s = find(m, hops, path);
+	const struct mkey_route *s;
+	uint64_t g = mkey_links_walk(m, hops, path);
 
+	if (g)
+		return g;
+	s = find(m, hops, path);
 	return s ? s->guid : 0;
 }
 
@@ -147,30 +154,11 @@ int mkey_learn(struct mkey *m, const struct subnet *sn, const struct disc_live *
 				return -ENOMEM;
 		}
 	}
-	return 0;
+	return mkey_links_learn(m, sn);
 }
 
-int mkey_paths_save(struct mkey *m, const char *file)
+static void print_paths(const struct mkey *m, FILE *f)
 {
-	_cleanup_free_ char *tmp = malloc(strlen(file) + 8);
-	FILE *f = NULL;
-	int fd, r = 0;
-
-	if (!tmp)
-		return -ENOMEM;
-	strcpy(tmp, file);
-	strcat(tmp, ".XXXXXX");
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, 0644) == 0)
-		f = fdopen(fd, "w");
-	if (!f) {
-		r = -errno;
-		close(fd);
-		unlink(tmp);
-		return r;
-	}
 	fprintf(f, "# loomd: the node GUID each directed route reached (for M_Keys)\n");
 	for (uint32_t i = 0; i < m->cap; i++) {
 		const struct mkey_route *s = &m->slot[i];
@@ -182,18 +170,15 @@ int mkey_paths_save(struct mkey *m, const char *file)
 			fprintf(f, "%c%u", h == 1 ? ' ' : ',', s->path[h]);
 		fputc('\n', f);
 	}
-	if (fflush(f) == EOF || fsync(fd) < 0)
-		r = -errno;
-	if (fclose(f) != 0 && r == 0)
-		r = errno ? -errno : -EIO;
-	if (r == 0 && rename(tmp, file) < 0)
-		r = -errno;
-	if (r < 0) {
-		unlink(tmp);
-		return r;
-	}
-	m->dirty = false;
-	return mkey_dir_sync(file);
+}
+
+int mkey_paths_save(struct mkey *m, const char *file)
+{
+	int r = mkey_file_write(file, print_paths, m);
+
+	if (r == 0)
+		m->dirty = false;
+	return r;
 }
 
 static int parse_line(struct mkey *m, char *line)

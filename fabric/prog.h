@@ -24,6 +24,7 @@
  *   disc_priv.h   what disc.c, disc_dup.c and disc_part.c share: the sweep's state
  *   mkey.c        M_Keys (mkey.h): derived per node, looked up by directed route, the
  *                 route table kept in the state dir
+ *   mkey_links.c  M_Keys wherever the SM is: (node, port) -> peer node, the walk, mkey.links
  *   mkey_secret.c the M_Key secret file: created 0600 from getrandom(), checked
  *   health.c      loom health's findings (health.h: the judges' input and output)
  *   health_links.c  judge: port states, trained width/speed, MTU/VLs of link ends

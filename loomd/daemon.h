@@ -33,11 +33,15 @@ struct loomd {
 	struct ha ha;  /* the SM state machine and its MADs */
 	bool ha_on;    /* the daemon elects (not --once) */
 	struct ha_mirror mirror; /* standby: the master's SA state, installed on takeover */
+	struct ha_mirror links;  /* M_Keys, not master: the fabric's links from the master's SA */
+	uint64_t links_taken_ms; /* links.when_ms of the fetch last put into the M_Keys */
 	bool standby_compared;   /* this standby period compared its routing (ha_plan.h) */
 	struct sweeper sw;
 	struct mkey mkey; /* M_Keys, when the configuration has an mkey: section */
 	bool mkey_on;
 	char mkey_paths[PATH_MAX];
+	char mkey_links[PATH_MAX];
+	bool mkey_created; /* the secret was created at this start */
 	struct sa sa;
 	bool sa_on; /* the SA agent is registered on the port */
 	sd_event *ev;

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <systemd/sd-event.h>
@@ -34,7 +35,8 @@ bool daemon_on_response(void *arg, const uint8_t *mad, size_t len, const struct 
 	(void)from;
 	struct loomd *d = arg;
 
-	return ha_mirror_input(&d->mirror, mad, len, daemon_mono_ms(d));
+	return ha_mirror_input(&d->mirror, mad, len, daemon_mono_ms(d)) ||
+	       ha_mirror_input(&d->links, mad, len, daemon_mono_ms(d));
 }
 
 /*
@@ -171,6 +173,59 @@ static void standby_compare(struct loomd *d)
 }
 
 /*
+ * M_Keys, not master: the links the master's SA answered (NodeRecords give
+ * each port LID's node, LinkRecords the links) into the links table, so
+ * that our walks reach what our own discovery could not read.
+ */
+static int node_cmp(const void *a, const void *b)
+{
+	const struct sa_mirror_node *x = a, *y = b;
+
+	return (x->lid > y->lid) - (x->lid < y->lid);
+}
+
+static uint64_t node_of(const struct sa_mirror *m, uint16_t lid)
+{
+	struct sa_mirror_node k = { .lid = lid };
+	const struct sa_mirror_node *n = bsearch(&k, m->node, m->n_node, sizeof(k), node_cmp);
+
+	return n ? n->guid : 0;
+}
+
+static void links_take(struct loomd *d)
+{
+	struct sa_mirror *m = &d->links.m;
+	uint32_t before = d->mkey.n_links;
+
+	d->links_taken_ms = d->links.when_ms;
+	if (m->n_node)
+		qsort(m->node, m->n_node, sizeof(*m->node), node_cmp);
+	for (uint32_t i = 0; i < m->n_link; i++)
+		if (mkey_link_remember(&d->mkey, node_of(m, m->link[i].from_lid),
+				       m->link[i].from_port, node_of(m, m->link[i].to_lid)) < 0)
+			break;
+	log_info("SM: M_Key: %" PRIu32 " links learned from the master's SA (%" PRIu32 " known)",
+		 d->mkey.n_links - before, d->mkey.n_links);
+	if (d->mkey.links_dirty) {
+		int r = mkey_links_save(&d->mkey, d->mkey_links);
+
+		if (r < 0)
+			log_warn("SM: %s: %s", d->mkey_links, strerror(-r));
+	}
+	sa_mirror_free(m); /* have stays: the next fetch waits its 30 polls */
+}
+
+/* Ask the master's SA (at lid) for the fabric's links, every few polls at most. */
+static void links_ask(struct loomd *d, uint16_t lid, uint64_t now_ms)
+{
+	if (!d->mkey_on || !lid)
+		return;
+	d->links.want = SA_MIRROR_WANT_LINKS;
+	ha_mirror_start_lid(&d->links, &mad_umad_ops, d->u, lid, d->ha.sm.sm_key, now_ms,
+			    30 * d->ha.poll_us / 1000);
+}
+
+/*
  * HA's part of a timer turn, before any sweep: a standby polls, a
  * discovering SM elects. true when the turn is done (not master: no sweep).
  */
@@ -180,6 +235,8 @@ bool daemon_ha_turn(struct loomd *d, uint64_t usec)
 	unsigned act = h->pending;
 
 	h->pending = 0;
+	if (d->links.have && d->links.when_ms != d->links_taken_ms)
+		links_take(d);
 	daemon_ha_do(d, act);
 	if (h->sm.state == SMP_SM_MASTER && h->sm.handing_over && usec >= h->ack_due_us)
 		daemon_ha_do(d, smstate_input(&h->sm, &(struct sm_ev){ .in = SMI_HANDOVER_TIMEOUT }));
@@ -200,13 +257,22 @@ bool daemon_ha_turn(struct loomd *d, uint64_t usec)
 		if (h->sm.state == SMP_SM_STANDBY && h->poll_missed == missed) {
 			ha_mirror_start(&d->mirror, &mad_umad_ops, d->u, h->sn, h->sm.peer.guid,
 					h->sm.sm_key, usec / 1000, 0);
+			/* New nodes the master keyed since: their links, every 30 polls. */
+			uint32_t mp = subnet_find_port_guid(h->sn, h->sm.peer.guid);
+
+			if (mp != SUBNET_NONE)
+				links_ask(d, h->sn->port[mp].lid, usec / 1000);
 			if (!d->standby_compared && h->sn)
 				standby_compare(d);
 		}
 	}
 	/* Starting, or the master just failed: elect now, not a poll interval later. */
 	if (h->sm.state == SMP_SM_DISCOVERING) {
+		h->links_busy = d->links.busy;
 		daemon_ha_do(d, ha_discover(h));
+		/* Our discovery could not read past nodes it has no key for: ask the master. */
+		if (h->links_from)
+			links_ask(d, h->links_from, usec / 1000);
 		/* Elected: the heavy sweep starts from this discovery, not a second one. */
 		if (h->sm.state == SMP_SM_MASTER && !d->sw.pre_sn)
 			(void)ha_take_model(h, &d->sw.pre_sn, &d->sw.pre_live, &d->sw.pre_smps,

@@ -40,12 +40,39 @@ static struct smp_sm_info my_info(const struct ha *h, uint8_t state)
 				     .priority = h->sm.priority, .state = state };
 }
 
+/*
+ * With M_Key protection on, SMPs that get no answer are most likely ours
+ * with a key the port does not hold (IBA 14.2.4.1: at protect 2-3 a Get
+ * with a wrong key is dropped): said once, with what the operator does.
+ */
+static void mkey_unreadable(struct ha *h, uint32_t nodes, unsigned timeouts)
+{
+	if (h->mkey_said)
+		return;
+	h->mkey_said = true;
+	if (h->mkey_created)
+		log_err("SM: M_Key: discovery read %u nodes, %u requests got no answer; this SM "
+			"created its M_Key secret at this start, so if another SM protects this "
+			"fabric with M_Keys this SM cannot read its nodes, find its master or take "
+			"over from it. Copy that SM's mkey.secret (mode 0600, owned by the user "
+			"loomd runs as) into this SM's state dir and restart it "
+			"(loomd(8): M_Keys and standbys)", nodes, timeouts);
+	else
+		log_err("SM: M_Key: discovery read %u nodes, %u requests got no answer; with "
+			"M_Key protection on, their ports may hold keys of another secret, or lead "
+			"to nodes whose links this SM does not know yet (it asks the master's SA "
+			"for them). If this persists, give this SM the master's mkey.secret and "
+			"mkey.links (loomd(8): M_Keys and standbys); until then it cannot take "
+			"over the protected nodes", nodes, timeouts);
+}
+
 /* Discovery of our own, replacing the last: 0 or -errno (said). */
 static int own_model(struct ha *h)
 {
 	struct disc_report rep = { .msgs.limit = 8 };
 	struct disc_live live = { 0 };
 	struct subnet *sn = NULL;
+	uint64_t unkeyed0 = h->mkey ? h->mkey->unkeyed : 0;
 	int r;
 
 	r = disc_run(h->x, &sn, &live, &rep);
@@ -56,11 +83,44 @@ static int own_model(struct ha *h)
 	 */
 	h->clean = rep.timeouts + rep.errors + rep.conflicts == 0 && !rep.msgs.n &&
 		   !rep.msgs.dropped;
+	if (h->mkey && (r < 0 || rep.timeouts))
+		mkey_unreadable(h, r < 0 ? 0 : sn->n_nodes, rep.timeouts);
+	/*
+	 * Nodes that took no key-less SMP may be an SM's, the master's even:
+	 * electing on what is left would make a second master of a part of the
+	 * fabric. Only when the master we polled is gone do we take what we can.
+	 */
+	if (r == 0 && rep.timeouts && h->mkey && h->mkey->unkeyed > unkeyed0 &&
+	    !h->sm.lost_master) {
+		if (!h->mkey_block_said)
+				log_warn("SM: discovery read %u nodes; %u requests without an M_Key (their "
+				 "nodes unknown to this SM) got no answer, so an SM may be beyond "
+				 "them: not electing; trying again every %" PRIu64 " ms (said once)",
+				 sn->n_nodes, rep.timeouts, h->poll_us / 1000);
+		h->mkey_block_said = true;
+		/* Our own port answered (its key is ours): its MasterSMLID has the SA to ask. */
+		h->links_from = live.port[plan_sm_port(sn, live.local_port)].pi.sm_lid;
+		subnet_free(sn);
+		disc_live_free(&live);
+		r = -EACCES;
+		disc_report_free(&rep);
+		return r;
+	}
 	disc_report_free(&rep);
 	if (r < 0) {
 		log_warn("SM: discovery (to find the other SMs) failed: %s; trying again in %" PRIu64
 			 " ms", strerror(-r), h->poll_us / 1000);
 		return r;
+	}
+	if (h->mkey) {
+		/* What our own discovery read gives the keys of the routes from here. */
+		if (mkey_learn(h->mkey, sn, &live) < 0)
+			log_warn("SM: no memory to learn the M_Key routes of this discovery");
+		if (h->mkey->links_dirty && h->mkey_links &&
+		    (r = mkey_links_save(h->mkey, h->mkey_links)) < 0)
+			log_warn("SM: %s: %s; a restarted loomd may not reach nodes whose M_Key "
+				 "protects them", h->mkey_links, strerror(-r));
+		r = 0;
 	}
 	ha_free(h);
 	h->sn = sn;
@@ -94,6 +154,56 @@ bool ha_take_model(struct ha *h, struct subnet **sn, struct disc_live *live, uin
 	return true;
 }
 
+struct pi_read {
+	int status;
+	struct smp_port_info pi;
+};
+
+static void on_pi(void *arg, int status, const uint8_t *resp, size_t len)
+{
+	struct pi_read *o = arg;
+
+	if (status == 0)
+		status = smp_decode_port_info(resp, len, &o->pi);
+	o->status = status;
+}
+
+/*
+ * M_Keys on and no link known: a discovery would send key-less SMPs past
+ * our own node, each dropped at a protected port and counted there as an
+ * M_Key violation (a trap 256 to the master). Instead, once, read our own
+ * port's PortInfo (its key is ours) and, if an SM configured it, ask that
+ * SM's SA for the fabric's links first (the loop does: h->links_from).
+ * true: asked (or the answer is still awaited): discover once they came,
+ * or the ask failed.
+ */
+static bool links_first(struct ha *h)
+{
+	struct smp_req q = { .method = SMP_GET, .attr_id = SMP_ATTR_PORT_INFO,
+			     .attr_mod = h->local_port };
+	struct pi_read o = { .status = -ETIMEDOUT };
+	int r;
+
+	/* The links asked for are on their way: discover after (not on a takeover). */
+	if (h->mkey && h->links_busy && !h->mkey->n_links && !h->sm.lost_master)
+		return true;
+	if (!h->mkey || !h->mkey->self || h->mkey->n_links || h->links_asked)
+		return false;
+	h->links_asked = true;
+	r = txn_submit(h->x, &q, on_pi, &o);
+	if (r == 0)
+		r = txn_run(h->x, -1);
+	if (r == 0)
+		r = o.status;
+	/* Unreadable (not our secret?), no SM yet, or it was us (restarting): discover. */
+	if (r < 0 || !o.pi.sm_lid || o.pi.sm_lid == o.pi.lid)
+		return false;
+	h->links_from = o.pi.sm_lid;
+	log_info("SM: M_Key: no links known; asking the SA of the SM at LID %u (our port's "
+		 "MasterSMLID) for them before discovering", o.pi.sm_lid);
+	return true;
+}
+
 unsigned ha_discover(struct ha *h)
 {
 	struct health_sm_port *smp = NULL;
@@ -103,7 +213,7 @@ unsigned ha_discover(struct ha *h)
 	struct txn_opts o;
 	int r;
 
-	if (own_model(h) < 0)
+	if (links_first(h) || own_model(h) < 0)
 		return 0;
 	/*
 	 * After a failed master, one try each: the dead master's port would

@@ -12,6 +12,7 @@
  */
 #include <stdint.h>
 
+#include "fabric/mkey.h"
 #include "loomd/smstate.h"
 #include "mad/txn.h"
 #include "model/disc_live.h"
@@ -40,6 +41,20 @@ struct ha {
 	unsigned n_others;
 	uint64_t known[HA_OTHERS]; /* port GUIDs that answered SMInfo at the last whole look */
 	unsigned n_known;
+	/*
+	 * M_Keys (NULL: off): every discovery of ours teaches them its routes
+	 * and links (saved to mkey_links), so that polls, reads and a takeover
+	 * use the right keys; mkey_created: the secret is new (this start).
+	 */
+	struct mkey *mkey;
+	const char *mkey_links;
+	bool mkey_created;
+	bool mkey_said; /* the failure that M_Keys explain is logged once */
+	bool mkey_block_said; /* and that it keeps this SM from electing */
+	uint16_t links_from; /* our port's MasterSMLID: whose SA to ask for the links */
+	bool links_asked;    /* before the first discovery (links_first) */
+	bool links_busy;     /* the loop's fetch of the links is under way */
+	unsigned local_port; /* the port we opened: our PortInfo's AttributeModifier */
 };
 
 void ha_init(struct ha *h, struct txn *x, uint8_t priority, uint64_t sm_key, uint64_t poll_us,

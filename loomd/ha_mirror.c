@@ -23,7 +23,10 @@ void ha_mirror_cancel(struct ha_mirror *hm)
 static void fail(struct ha_mirror *hm, int err, const char *what)
 {
 	hm->failed++;
-	if (err != hm->last_err)
+	if (err != hm->last_err && hm->want == SA_MIRROR_WANT_LINKS)
+		log_warn("SM: reading the fabric's links from the master's SA: %s: %s; trying "
+			 "again later", what, strerror(-err));
+	else if (err != hm->last_err)
 		log_warn("SM: mirroring the master's SA state: %s: %s; the mirror of %s is kept "
 			 "and the next poll tries again", what, strerror(-err),
 			 hm->have ? "the last complete fetch" : "nothing so far");
@@ -47,7 +50,10 @@ static void settle(struct ha_mirror *hm, uint64_t now_ms)
 		hm->have = true;
 		hm->when_ms = now_ms;
 		hm->fetched++;
-		if (say)
+		if (hm->want == SA_MIRROR_WANT_LINKS)
+			log_info("SM: read the fabric's links from the master's SA: %" PRIu32
+				 " port LIDs, %" PRIu32 " link ends", hm->m.n_node, hm->m.n_link);
+		else if (say)
 			log_info("SM: mirrored the master's SA state: %" PRIu32 " groups, %" PRIu32
 				 " services, %" PRIu32 " subscriptions", hm->m.n_g, hm->m.n_svc,
 				 hm->m.n_sub);
@@ -63,9 +69,7 @@ void ha_mirror_start(struct ha_mirror *hm, const struct mad_transport_ops *ops, 
 		     const struct subnet *sn, uint64_t guid, uint64_t sm_key, uint64_t now_ms,
 		     uint64_t min_age_ms)
 {
-	struct sa_mirror_fetch_opts o = SA_MIRROR_FETCH_DEFAULT;
 	uint32_t p = sn ? subnet_find_port_guid(sn, guid) : SUBNET_NONE;
-	int r;
 
 	if (hm->busy || (hm->have && now_ms - hm->when_ms < min_age_ms))
 		return;
@@ -73,8 +77,20 @@ void ha_mirror_start(struct ha_mirror *hm, const struct mad_transport_ops *ops, 
 		fail(hm, -EHOSTUNREACH, "the master's port has no LID in this SM's discovery");
 		return;
 	}
-	o.master_lid = sn->port[p].lid;
+	ha_mirror_start_lid(hm, ops, t, sn->port[p].lid, sm_key, now_ms, min_age_ms);
+}
+
+void ha_mirror_start_lid(struct ha_mirror *hm, const struct mad_transport_ops *ops, void *t,
+			 uint16_t lid, uint64_t sm_key, uint64_t now_ms, uint64_t min_age_ms)
+{
+	struct sa_mirror_fetch_opts o = SA_MIRROR_FETCH_DEFAULT;
+	int r;
+
+	if (hm->busy || (hm->have && now_ms - hm->when_ms < min_age_ms))
+		return;
+	o.master_lid = lid;
 	o.sm_key = sm_key;
+	o.want = hm->want;
 	r = sa_mirror_fetch_start(&hm->f, &o, ops, t, ++hm->seq, now_ms);
 	hm->busy = true;
 	if (r < 0)

@@ -20,6 +20,7 @@
 #include "sa/sa_mirror.h"
 
 struct ha_mirror {
+	unsigned want;          /* the tables (SA_MIRROR_WANT_*); 0: the SA state */
 	struct sa_mirror_fetch f;
 	bool busy;              /* f in flight */
 	uint32_t seq;           /* fetches started: each its own TIDs */
@@ -39,6 +40,12 @@ void ha_mirror_free(struct ha_mirror *hm);
 void ha_mirror_start(struct ha_mirror *hm, const struct mad_transport_ops *ops, void *t,
 		     const struct subnet *sn, uint64_t guid, uint64_t sm_key, uint64_t now_ms,
 		     uint64_t min_age_ms);
+/*
+ * The same from the SA at lid, for the tables hm->want: a standby that
+ * cannot read the fabric (M_Keys) asks the master its links this way.
+ */
+void ha_mirror_start_lid(struct ha_mirror *hm, const struct mad_transport_ops *ops, void *t,
+			 uint16_t lid, uint64_t sm_key, uint64_t now_ms, uint64_t min_age_ms);
 /* A response that arrived: true if it was one of the fetch's (taken). */
 bool ha_mirror_input(struct ha_mirror *hm, const uint8_t *mad, size_t len, uint64_t now_ms);
 /* Retries due by now_ms; the ms until the next one, or -1: none waits. */

@@ -100,6 +100,7 @@ static int loop(struct loomd *d)
 		if (sd_event_now(d->ev, CLOCK_MONOTONIC, &now) >= 0) {
 			sa_tick(&d->sa, now / 1000); /* Reports not yet acknowledged */
 			(void)ha_mirror_tick(&d->mirror, now / 1000); /* GetTables unanswered */
+			(void)ha_mirror_tick(&d->links, now / 1000);
 		}
 		if (sd_event_now(d->ev, CLOCK_MONOTONIC, &now) >= 0 &&
 		    sd_event_source_get_time(d->sweep_timer, &next) >= 0)
@@ -181,7 +182,8 @@ static void on_request(void *arg, const uint8_t *mad, size_t len, const struct m
 
 	/* An RMPP answer, whole (the long hook): the standby's GetTable of the master's SA. */
 	if (from && from->agent == MAD_AGENT_SA && len >= 4 && (mad[3] & 0x80)) {
-		if (!ha_mirror_input(&d->mirror, mad, len, daemon_mono_ms(d)))
+		if (!ha_mirror_input(&d->mirror, mad, len, daemon_mono_ms(d)) &&
+		    !ha_mirror_input(&d->links, mad, len, daemon_mono_ms(d)))
 			log_debug("dropped an SA answer from LID %u (%zu bytes): no fetch of ours "
 				  "waits for it", from->lid, len);
 		return;
@@ -293,7 +295,12 @@ static int run_daemon(struct loomd *d)
 
 static uint64_t mkey_hook(void *arg, const struct smp_req *r)
 {
-	return mkey_for_req(arg, r);
+	struct mkey *m = arg;
+	uint64_t k = mkey_for_req(m, r);
+
+	if (!k)
+		m->unkeyed++; /* HA: a discovery that lost these may have missed an SM */
+	return k;
 }
 
 /*
@@ -329,7 +336,8 @@ static int mkey_setup(struct loomd *d)
 	}
 	if (created)
 		log_info("M_Key secret %s created (mode 0600); copy it to the standby SMs' state "
-			 "dirs to let them take over", file);
+			 "dirs to let them take over (loomd(8): M_Keys and standbys)", file);
+	d->mkey_created = created;
 	mkey_init(&d->mkey, secret, d->cfg->mkey.protect, d->cfg->mkey.lease_s);
 	explicit_bzero(secret, sizeof(secret));
 	d->mkey_on = true;
@@ -339,8 +347,14 @@ static int mkey_setup(struct loomd *d)
 		log_warn("%s: %s; starting without it: nodes whose M_Key protects them may not "
 			 "answer until rediscovered", d->mkey_paths,
 			 r == -EPROTO ? "malformed" : strerror(-r));
-	log_info("M_Key protection on: protect %u, lease %us, %u routes known",
-		 d->cfg->mkey.protect, d->cfg->mkey.lease_s, d->mkey.n);
+	snprintf(d->mkey_links, sizeof(d->mkey_links), "%s/mkey.links", d->o.state_dir);
+	r = mkey_links_load(&d->mkey, d->mkey_links);
+	if (r < 0)
+		log_warn("%s: %s; starting without it: nodes whose M_Key protects them may not "
+			 "answer until rediscovered", d->mkey_links,
+			 r == -EPROTO ? "malformed" : strerror(-r));
+	log_info("M_Key protection on: protect %u, lease %us, %u routes and %u links known",
+		 d->cfg->mkey.protect, d->cfg->mkey.lease_s, d->mkey.n, d->mkey.n_links);
 	return 0;
 }
 
@@ -417,9 +431,12 @@ static int setup(struct loomd *d, struct startguard *g)
 	if (r < 0)
 		return r;
 	if (d->mkey_on) {
+		/* Every walk through the links starts at our own node. */
+		mkey_set_self(&d->mkey, mad_umad_node_guid(d->u));
 		txn_set_mkey_hook(d->x, mkey_hook, &d->mkey);
 		so.mkey = &d->mkey;
 		so.mkey_paths = d->mkey_paths;
+		so.mkey_links = d->mkey_links;
 	}
 	txn_set_drop_hook(d->x, on_drop, d);
 	agent_init(&d->agent, d->x, 0, (uint8_t)d->o.priority);
@@ -428,6 +445,12 @@ static int setup(struct loomd *d, struct startguard *g)
 	ha_init(&d->ha, d->x, (uint8_t)d->o.priority, d->agent.sm_key,
 		d->cfg ? d->cfg->sm.poll_us : 2000000, d->cfg ? d->cfg->sm.poll_misses : 3,
 		d->cfg && d->cfg->sm.sticky);
+	if (d->mkey_on) {
+		d->ha.mkey = &d->mkey;
+		d->ha.mkey_links = d->mkey_links;
+		d->ha.mkey_created = d->mkey_created;
+		d->ha.local_port = mad_umad_port(d->u);
+	}
 	d->agent.on_set = daemon_on_sm_set;
 	d->agent.on_set_arg = d;
 	txn_set_request_hook(d->x, on_request, d);
@@ -500,6 +523,7 @@ int main(int argc, char **argv)
 	mkey_free(&d.mkey);
 	ha_free(&d.ha);
 	ha_mirror_free(&d.mirror);
+	ha_mirror_free(&d.links);
 	config_free(d.cfg);
 	config_free(d.cfg_planned);
 	txn_free(d.x);

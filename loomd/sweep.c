@@ -261,6 +261,13 @@ int sweep_apply(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 			diag_msg(msgs, "%s: %s; a restarted loomd may not reach nodes whose M_Key "
 				 "protects them", s->o.mkey_paths, strerror(-w));
 	}
+	if (s->o.mkey && s->o.mkey->links_dirty && s->o.mkey_links) {
+		int w = mkey_links_save(s->o.mkey, s->o.mkey_links);
+
+		if (w < 0)
+			diag_msg(msgs, "%s: %s; a standby with a copy of it may not reach nodes "
+				 "whose M_Key protects them", s->o.mkey_links, strerror(-w));
+	}
 	st->events = name_events(s, sn, &flaps);
 	diag_free(&flaps);
 	subnet_free(s->sn);

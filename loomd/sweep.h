@@ -31,9 +31,11 @@ struct sweep_opts {
 	/* A heavy sweep at least this often (lost traps); 0: only when needed. */
 	unsigned heavy_ms;
 	unsigned sm_lid_checks; /* ports a light sweep checks for MasterSMLID (sm.master-lid-checks) */
-	/* M_Keys to use and set (fabric/mkey.h); NULL: none. The route table goes to mkey_paths. */
+	/* M_Keys to use and set (fabric/mkey.h); NULL: none. The route table goes to
+	 * mkey_paths, the links table to mkey_links. */
 	struct mkey *mkey;
 	const char *mkey_paths;
+	const char *mkey_links; /* the links table (any SM's, mkey_links.c) */
 };
 
 /*

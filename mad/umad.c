@@ -39,13 +39,14 @@ struct mad_umad {
 	mad_umad_long_fn long_hook; /* long SA requests go here; NULL: dropped */
 	void *long_arg;
 	unsigned port;
+	uint64_t node_guid; /* the CA's, host order, as libibumad read it (no MAD) */
 	char ca[UMAD_CA_NAME_LEN];
 	/* umad header + one MAD; libibumad wants them contiguous. */
 	uint8_t *buf;
 };
 
 static int pick_port(const char *ca, unsigned port, char name[UMAD_CA_NAME_LEN],
-		     unsigned *num)
+		     unsigned *num, uint64_t *node_guid)
 {
 	char cas[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
 	umad_ca_t info;
@@ -82,6 +83,8 @@ static int pick_port(const char *ca, unsigned port, char name[UMAD_CA_NAME_LEN],
 			r = 0;
 			break;
 		}
+	if (r == 0)
+		*node_guid = be64toh(info.node_guid);
 	umad_release_ca(&info);
 	if (r == 0)
 		snprintf(name, UMAD_CA_NAME_LEN, "%s", ca);
@@ -168,7 +171,7 @@ int mad_umad_open(const char *ca, unsigned port, unsigned flags, struct mad_umad
 		r = -ENOMEM;
 		goto fail;
 	}
-	r = pick_port(ca, port, u->ca, &u->port);
+	r = pick_port(ca, port, u->ca, &u->port, &u->node_guid);
 	if (r < 0)
 		goto fail;
 	u->portid = umad_open_port(u->ca, (int)u->port);
@@ -228,6 +231,11 @@ const char *mad_umad_ca(const struct mad_umad *u)
 unsigned mad_umad_port(const struct mad_umad *u)
 {
 	return u->port;
+}
+
+uint64_t mad_umad_node_guid(const struct mad_umad *u)
+{
+	return u->node_guid;
 }
 
 /*

@@ -43,6 +43,8 @@ void mad_umad_set_long_hook(struct mad_umad *u, mad_umad_long_fn fn, void *arg);
 /* The CA name and port number actually opened. */
 const char *mad_umad_ca(const struct mad_umad *u);
 unsigned mad_umad_port(const struct mad_umad *u);
+/* The node GUID of the CA opened (host order), as the kernel shows it: no MAD asked. */
+uint64_t mad_umad_node_guid(const struct mad_umad *u);
 
 extern const struct mad_transport_ops mad_umad_ops;
 

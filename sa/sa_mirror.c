@@ -2,7 +2,8 @@
 /*
  * The mirror's records: a master SA's SubnAdmGetTableResp of
  * MCMemberRecord (IBA 15.2.5.17), ServiceRecord (15.2.5.14) or
- * InformInfoRecord (15.2.5.12), decoded into struct sa_mirror. The
+ * InformInfoRecord (15.2.5.12), or NodeRecord (15.2.5.2) and LinkRecord
+ * (15.2.5.13), decoded into struct sa_mirror. The
  * answer comes from another SM: every length, offset and count is checked
  * against the bytes that came, never trusted.
  */
@@ -21,6 +22,8 @@
 #define MCM_WIRE 52
 #define SR_WIRE 176
 #define IIR_WIRE 60
+#define NODE_WIRE 108
+#define LINK_WIRE 6
 #define LEASE_FOREVER 0xffffffffu
 
 void sa_mirror_free(struct sa_mirror *m)
@@ -32,6 +35,8 @@ void sa_mirror_free(struct sa_mirror *m)
 	free(m->g);
 	free(m->svc);
 	free(m->sub);
+	free(m->node);
+	free(m->link);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -56,6 +61,8 @@ static size_t wire_size(uint16_t attr)
 	case SA_MIRROR_ATTR_MCM: return MCM_WIRE;
 	case SA_MIRROR_ATTR_SERVICE: return SR_WIRE;
 	case SA_MIRROR_ATTR_INFORM_REC: return IIR_WIRE;
+	case SA_MIRROR_ATTR_NODE: return NODE_WIRE;
+	case SA_MIRROR_ATTR_LINK: return LINK_WIRE;
 	default: return 0;
 	}
 }
@@ -183,6 +190,40 @@ static int add_iir(struct sa_mirror *m, const uint8_t *p)
 	return 0;
 }
 
+static int add_node(struct sa_mirror *m, const uint8_t *p)
+{
+	ib_node_record_t r;
+
+	memcpy(&r, p, NODE_WIRE);
+	if (!r.lid || !r.node_info.node_guid) {
+		m->skipped++;
+		return 0;
+	}
+	if (array_grow((void **)&m->node, &m->cap_node, m->n_node + 1, sizeof(*m->node)) < 0)
+		return -ENOMEM;
+	m->node[m->n_node++] = (struct sa_mirror_node){ .lid = be16toh(r.lid),
+							.guid = be64toh(r.node_info.node_guid) };
+	return 0;
+}
+
+static int add_link(struct sa_mirror *m, const uint8_t *p)
+{
+	ib_link_record_t r;
+
+	memcpy(&r, p, LINK_WIRE);
+	if (!r.from_lid || !r.to_lid) {
+		m->skipped++;
+		return 0;
+	}
+	if (array_grow((void **)&m->link, &m->cap_link, m->n_link + 1, sizeof(*m->link)) < 0)
+		return -ENOMEM;
+	m->link[m->n_link++] = (struct sa_mirror_link){ .from_lid = be16toh(r.from_lid),
+							.to_lid = be16toh(r.to_lid),
+							.from_port = r.from_port_num,
+							.to_port = r.to_port_num };
+	return 0;
+}
+
 /* Where the records end: the message's length, or less if RMPP's PayloadLength says so. */
 static size_t data_end(const ib_sa_mad_t *h, size_t len)
 {
@@ -229,7 +270,13 @@ int sa_mirror_decode(struct sa_mirror *m, const uint8_t *mad, size_t len, uint16
 	if (stride < rs)
 		return -EPROTO;
 	n = (end - SA_HDR_SIZE) / stride;
-	add = attr == SA_MIRROR_ATTR_MCM ? add_mcm : attr == SA_MIRROR_ATTR_SERVICE ? add_sr : add_iir;
+	switch (attr) {
+	case SA_MIRROR_ATTR_MCM: add = add_mcm; break;
+	case SA_MIRROR_ATTR_SERVICE: add = add_sr; break;
+	case SA_MIRROR_ATTR_INFORM_REC: add = add_iir; break;
+	case SA_MIRROR_ATTR_NODE: add = add_node; break;
+	default: add = add_link; break;
+	}
 	for (size_t i = 0; i < n; i++) {
 		int r = add(m, mad + SA_HDR_SIZE + i * stride);
 

@@ -10,7 +10,9 @@
  * a standby learns them to the SM; these are IBA-defined queries, so the
  * master may be loomd or OpenSM).
  *   sa_mirror.c         struct sa_mirror; a GetTableResp of MCMemberRecord,
- *                       ServiceRecord or InformInfoRecord decoded into it
+ *                       ServiceRecord or InformInfoRecord decoded into it (or,
+ *                       asked for apart, NodeRecord and LinkRecord: the
+ *                       fabric's links, for a standby's M_Keys)
  *   sa_mirror_fetch.c   the client: three SubnAdmGetTable requests to the
  *                       master's SA (QP1, SM_Key), answers matched by TID,
  *                       retries; a blocking run for tools
@@ -43,6 +45,11 @@ struct sa_mirror {
 	struct sa_sub *sub;
 	uint32_t n_sub, cap_sub;
 	uint64_t prefix;         /* the subnet prefix of the GIDs seen; 0: none seen */
+	/* Asked for apart (SA_MIRROR_WANT_LINKS): each port's LID and node, each link. */
+	struct sa_mirror_node { uint16_t lid; uint64_t guid; } *node;
+	uint32_t n_node, cap_node;
+	struct sa_mirror_link { uint16_t from_lid, to_lid; uint8_t from_port, to_port; } *link;
+	uint32_t n_link, cap_link;
 	uint32_t skipped;        /* records that name nothing: zero MGID, bad MLID, no subscriber */
 	uint32_t inconsistent;   /* member records of one MGID whose group fields differ */
 };
@@ -53,6 +60,8 @@ void sa_mirror_free(struct sa_mirror *m);
 #define SA_MIRROR_ATTR_MCM 0x0038
 #define SA_MIRROR_ATTR_SERVICE 0x0031
 #define SA_MIRROR_ATTR_INFORM_REC 0x00f3
+#define SA_MIRROR_ATTR_NODE 0x0011
+#define SA_MIRROR_ATTR_LINK 0x0020
 
 /*
  * A SubnAdmGetTable request of attribute attr (one of SA_MIRROR_ATTR_*),
@@ -81,13 +90,20 @@ struct sa_mirror_fetch_opts {
 	uint16_t pkey_index; /* of our port's P_Key table the requests go with (0: the default) */
 	unsigned timeout_ms; /* per try: the kernel waits as long for the answer to start */
 	unsigned retries;    /* tries after the first */
+	unsigned want;       /* the tables, 1 << SA_MIRROR_Q_*; 0: SA_MIRROR_WANT_STATE */
 };
 #define SA_MIRROR_FETCH_DEFAULT ((struct sa_mirror_fetch_opts){ .timeout_ms = 1000, .retries = 3 })
 
-enum { SA_MIRROR_Q_MCM, SA_MIRROR_Q_SERVICE, SA_MIRROR_Q_INFORM, _SA_MIRROR_Q_MAX };
+enum { SA_MIRROR_Q_MCM, SA_MIRROR_Q_SERVICE, SA_MIRROR_Q_INFORM, SA_MIRROR_Q_NODE,
+       SA_MIRROR_Q_LINK, _SA_MIRROR_Q_MAX };
+/* The master's SA state (groups, services, subscriptions); the fabric's links. */
+#define SA_MIRROR_WANT_STATE \
+	(1u << SA_MIRROR_Q_MCM | 1u << SA_MIRROR_Q_SERVICE | 1u << SA_MIRROR_Q_INFORM)
+#define SA_MIRROR_WANT_LINKS (1u << SA_MIRROR_Q_NODE | 1u << SA_MIRROR_Q_LINK)
 
 /*
- * One fetch in flight: three GetTable requests, each answered or retried.
+ * One fetch in flight: a GetTable request a wanted table, each answered or
+ * retried (the tables not wanted count as done from the start).
  * Driven by its owner's event loop: sa_mirror_fetch_input() for every SA
  * response that arrives (short or long), sa_mirror_fetch_tick() when
  * sa_mirror_fetch_next_ms() has passed.

@@ -24,6 +24,8 @@ static const uint16_t q_attr[_SA_MIRROR_Q_MAX] = {
 	[SA_MIRROR_Q_MCM] = SA_MIRROR_ATTR_MCM,
 	[SA_MIRROR_Q_SERVICE] = SA_MIRROR_ATTR_SERVICE,
 	[SA_MIRROR_Q_INFORM] = SA_MIRROR_ATTR_INFORM_REC,
+	[SA_MIRROR_Q_NODE] = SA_MIRROR_ATTR_NODE,
+	[SA_MIRROR_Q_LINK] = SA_MIRROR_ATTR_LINK,
 };
 
 static void fail(struct sa_mirror_fetch *f, int err)
@@ -57,12 +59,15 @@ int sa_mirror_fetch_start(struct sa_mirror_fetch *f, const struct sa_mirror_fetc
 	f->o = *o;
 	if (!f->o.timeout_ms)
 		f->o.timeout_ms = 1000;
+	if (!f->o.want)
+		f->o.want = SA_MIRROR_WANT_STATE;
 	f->ops = ops;
 	f->t = t;
 	for (unsigned i = 0; i < _SA_MIRROR_Q_MAX; i++) {
 		/* Bit 31 and a sequence: apart from the SM's SMP TIDs, which count up from 1. */
 		f->q[i].tid = 0x80000000u | (tid_base & 0x7fffffu) << 8 | i;
-		if (send_q(f, i, now_ms) < 0)
+		f->q[i].done = !(f->o.want & 1u << i);
+		if (!f->q[i].done && send_q(f, i, now_ms) < 0)
 			return f->err;
 	}
 	return 0;

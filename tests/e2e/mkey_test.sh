@@ -37,14 +37,6 @@ H2=0,1,2 # h2's port, from h1 through sw1
 
 fails() { ! "$@" >/dev/null; }
 
-# derive SECRETFILE GUID: 0x + the first 8 bytes of HMAC-SHA256(secret, GUID big-endian).
-derive() {
-	local g=${2#0x} k
-	g=$(printf '%016x' "$((16#$g))")
-	k=$(printf '%s' "$g" | xxd -r -p |
-		openssl dgst -sha256 -mac HMAC -macopt "hexkey:$(xxd -p -c 64 "$1")" | sed 's/.*= *//')
-	printf '0x%s\n' "${k:0:16}"
-}
 # node_guid NAME HOST DRPATH KEY: NodeGUID read with KEY.
 node_guid() {
 	sim_run "$1" --host "$2" --timeout 30 smpquery -y "$4" -D nodeinfo "$3" 2>/dev/null |
@@ -74,7 +66,7 @@ for hp in "h1 $H1" "h1 $SW" "h1 $H2"; do
 	n=$((n + 1))
 	# The node's GUID from ibsim itself, past the proxy.
 	g=$(SIM_MKEY_BYPASS=1 node_guid m "$1" "$2" 0)
-	want=$(derive "$secret" "$g")
+	want=$(mkey_derive "$secret" "$g")
 	pi=$(mkey_pi m "$1" "$2" 0 "$want")
 	tap_diag "node $g at $2: $pi (derived key $want)"
 	[ -n "$g" ] && [ "$(mkey_field "$pi" mkey)" = "$want" ] &&
@@ -89,9 +81,9 @@ lids() { # the LIDs of h1, sw1, h2, read with their keys
 	done
 	printf '%s\n' "$out"
 }
-k_h1=$(derive "$secret" "$(SIM_MKEY_BYPASS=1 node_guid m h1 "$H1" 0)")
-k_sw=$(derive "$secret" "$(SIM_MKEY_BYPASS=1 node_guid m h1 "$SW" 0)")
-k_h2=$(derive "$secret" "$(SIM_MKEY_BYPASS=1 node_guid m h1 "$H2" 0)")
+k_h1=$(mkey_derive "$secret" "$(SIM_MKEY_BYPASS=1 node_guid m h1 "$H1" 0)")
+k_sw=$(mkey_derive "$secret" "$(SIM_MKEY_BYPASS=1 node_guid m h1 "$SW" 0)")
+k_h2=$(mkey_derive "$secret" "$(SIM_MKEY_BYPASS=1 node_guid m h1 "$H2" 0)")
 
 # ---- without the key: nothing answers --------------------------------------------
 tap_check "smpquery PortInfo of sw1 without the key gets no answer" fails mkey_pi m h2 "$SW" 0

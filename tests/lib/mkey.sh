@@ -14,6 +14,9 @@
 #       an OpenSM config with m_key KEY, m_key_protection_level LEVEL,
 #       m_key_lease_period LEASE (default 0) and sweep_interval SWEEP
 #       (default 10; OpenSM raises the lease above it).
+#   mkey_derive SECRETFILE GUID
+#       loomd's key of node GUID: 0x + the first 8 bytes of
+#       HMAC-SHA256(secret, GUID big-endian), computed with openssl and xxd.
 #   mkey_proxy_count NAME WHAT
 #       how many lines of the proxy's log say WHAT ("wrong key", "trap 256",
 #       "M_Key reads 0").
@@ -45,4 +48,12 @@ mkey_proxy_count() { # NAME WHAT
 # mkey_field LINE NAME: one field of an mkey_pi line.
 mkey_field() {
 	sed -nE "s/.*(^| )$2=([^ ]*).*/\\2/p" <<<"$1"
+}
+
+mkey_derive() { # SECRETFILE GUID
+	local g=${2#0x} k
+	g=$(printf '%016x' "$((16#$g))")
+	k=$(printf '%s' "$g" | xxd -r -p |
+		openssl dgst -sha256 -mac HMAC -macopt "hexkey:$(xxd -p -c 64 "$1")" | sed 's/.*= *//')
+	printf '0x%s\n' "${k:0:16}"
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fabric/mkey.h: the secret file, the derivation, the route table and its file. */
+/* fabric/mkey.h: the secret file, the derivation, the route and links tables and their files. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -117,12 +117,77 @@ static void test_routes_file(void **state)
 	mkey_free(&b);
 }
 
+/*
+ * The links table: a route walked from this SM's own node, wherever that
+ * is; it wins over the route table (another SM's position); the file.
+ */
+static void test_links(void **state)
+{
+	uint8_t s[MKEY_SECRET_LEN] = { 2 };
+	/* host 0x10 port 1 - switch 0x20 port 3; switch 0x20 port 5 - switch 0x30 port 1;
+	 * switch 0x30 port 2 - host 0x40 port 1 */
+	static const struct { uint64_t a; uint8_t pa; uint64_t b; uint8_t pb; } l[] = {
+		{ 0x10, 1, 0x20, 3 }, { 0x20, 5, 0x30, 1 }, { 0x30, 2, 0x40, 1 },
+	};
+	uint8_t p2[SMP_MAX_HOPS + 1] = { 0, 1, 5 }, p3[SMP_MAX_HOPS + 1] = { 0, 1, 1, 3 };
+	struct smp_req r = { .hops = 3, .path = { 0, 1, 5, 2 } };
+	struct mkey a, b;
+	char f[128];
+
+	(void)state;
+	snprintf(f, sizeof(f), "%s/mkey.links", dir);
+	mkey_init(&a, s, 2, 0);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(mkey_link_remember(&a, l[i].a, l[i].pa, l[i].b), 0);
+		assert_int_equal(mkey_link_remember(&a, l[i].b, l[i].pb, l[i].a), 0);
+	}
+	for (unsigned i = 0; i < 200; i++) /* grows the table */
+		assert_int_equal(mkey_link_remember(&a, 0x1000 + i, 1, 0x2000 + i), 0);
+	assert_int_equal(a.n_links, 206);
+	assert_true(a.links_dirty);
+	/* Without our own node nothing is walked. */
+	assert_int_equal(mkey_links_walk(&a, 2, p2), 0);
+	assert_int_equal(mkey_for_req(&a, &r), 0);
+	mkey_set_self(&a, 0x10);
+	assert_int_equal(mkey_links_walk(&a, 0, p2), 0x10);
+	assert_int_equal(mkey_links_walk(&a, 2, p2), 0x30);
+	assert_int_equal(mkey_for_req(&a, &r), mkey_derive(s, 0x40));
+	r.path[3] = 9; /* a port not in the table: no key */
+	assert_int_equal(mkey_for_req(&a, &r), 0);
+	/* From the other end (an SM at 0x40): its own walk. */
+	mkey_set_self(&a, 0x40);
+	assert_int_equal(mkey_links_walk(&a, 3, p3), 0x10);
+	/* A route table entry (learned elsewhere) does not override the walk. */
+	assert_int_equal(mkey_remember(&a, 3, p3, 0x99), 0);
+	assert_int_equal(mkey_route_guid(&a, 3, p3), 0x10);
+	assert_int_equal(mkey_links_save(&a, f), 0);
+	assert_false(a.links_dirty);
+	mkey_init(&b, s, 2, 0);
+	assert_int_equal(mkey_links_load(&b, f), 0);
+	assert_int_equal(b.n_links, a.n_links);
+	assert_int_equal(mkey_link_peer(&b, 0x30, 2), 0x40);
+	assert_int_equal(mkey_link_peer(&b, 0x1000 + 199, 1), 0x2000 + 199);
+	assert_int_equal(mkey_link_peer(&b, 0x30, 3), 0);
+	mkey_free(&b);
+	/* A malformed line: -EPROTO. */
+	FILE *w = fopen(f, "w");
+
+	assert_non_null(w);
+	fputs("0x10 1 0x20\n0x20 x 0x30\n", w);
+	fclose(w);
+	mkey_init(&b, s, 2, 0);
+	assert_int_equal(mkey_links_load(&b, f), -EPROTO);
+	mkey_free(&b);
+	mkey_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_secret),
 		cmocka_unit_test(test_derive),
 		cmocka_unit_test(test_routes_file),
+		cmocka_unit_test(test_links),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -6,7 +6,8 @@
  * mirror, installed into a second SA of the same fabric, and that SA
  * then answers the same records, MLIDs included. Then the conflicts an
  * install settles, answers the decoder must refuse, and the client side
- * over a fake transport (requests, TIDs, retries, refusals).
+ * over a fake transport (requests, TIDs, retries, refusals), and the
+ * fabric's links fetched apart (NodeRecords, LinkRecords).
  */
 #include <endian.h>
 #include <errno.h>
@@ -474,6 +475,54 @@ static void test_fetch(void **state)
 	sa_mirror_fetch_free(&x);
 }
 
+/* The fabric's links, asked for apart (a standby's M_Keys): NodeRecords and LinkRecords. */
+static void test_fetch_links(void **state)
+{
+	struct sa_fab *f = *state;
+	struct sa_mirror_fetch x;
+	struct sa_mirror_fetch_opts o = SA_MIRROR_FETCH_DEFAULT;
+	struct fake k = { 0 };
+	struct sa_mirror m;
+	unsigned links = 0;
+
+	o.master_lid = 2;
+	o.sm_key = SFX_SM_KEY;
+	o.want = SA_MIRROR_WANT_LINKS;
+	assert_int_equal(sa_mirror_fetch_start(&x, &o, &fake_ops, &k, 11, 0), 0);
+	assert_int_equal(k.n, 2); /* only the two wanted */
+	assert_int_equal(be16toh(((ib_sa_mad_t *)k.sent[0])->attr_id), SA_MIRROR_ATTR_NODE);
+	assert_int_equal(be16toh(((ib_sa_mad_t *)k.sent[1])->attr_id), SA_MIRROR_ATTR_LINK);
+	for (unsigned i = 0; i < 2; i++) {
+		struct sa_ans a = answer(f, &k, i);
+
+		assert_true(sa_mirror_fetch_input(&x, a.out, a.len));
+		free(a.out);
+	}
+	assert_int_equal(sa_mirror_fetch_state(&x), 1);
+	sa_mirror_fetch_take(&x, &m);
+	sa_mirror_fetch_free(&x);
+	/* sw1 (LID 1), h1 (LID 2), h2 (LID 3): a node a LID, by its NodeGUID. */
+	assert_int_equal(m.n_node, 3);
+	for (uint32_t i = 0; i < m.n_node; i++) {
+		uint32_t n = m.node[i].lid == 1 ? f->sw1 : m.node[i].lid == 2 ? f->h1 : f->h2;
+
+		assert_int_equal(m.node[i].guid, f->sn->node[n].guid);
+	}
+	/* Both ends of sw1's two links. */
+	assert_int_equal(m.n_link, 4);
+	for (uint32_t i = 0; i < m.n_link; i++) {
+		const struct sa_mirror_link *l = &m.link[i];
+
+		links += (l->from_lid == 1 && l->from_port == 1 && l->to_lid == 2) ||
+			 (l->from_lid == 1 && l->from_port == 2 && l->to_lid == 3) ||
+			 (l->from_lid == 2 && l->to_lid == 1 && l->to_port == 1) ||
+			 (l->from_lid == 3 && l->to_lid == 1 && l->to_port == 2);
+	}
+	assert_int_equal(links, 4);
+	assert_int_equal(m.n_g + m.n_svc + m.n_sub, 0);
+	sa_mirror_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -481,6 +530,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_conflicts, sa_fix_mirror, sa_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_decode_bad, sa_fix_mirror, sa_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_fetch, sa_fix_mirror, sa_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_fetch_links, sa_fix_mirror, sa_fix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
