@@ -15,8 +15,8 @@
  * two host switches a common root above both, or some host pairs would have
  * no legal route. On a degraded tree they often do not; then a few switches
  * are lowered below a neighbour that bridges (updn_cover.c) until they do,
- * and only if that fails the piece gets one root instead, its hosts' centre
- * by the same rule. Pieces without a given root get found ones.
+ * and only if that and its variants fail the piece gets one root instead,
+ * its hosts' centre by the same rule. Pieces without a given root get found ones.
  *
  * Up and down. Ranks are hop distances from the nearest root. Switches are
  * ordered by (rank, GUID, and for duplicate GUIDs model order), but for
@@ -37,9 +37,9 @@
  * order, to the up neighbours with the shortest route as actually chosen.
  * Among the equal next hops each LID takes the port with the fewest routes
  * so far, first one no other LID of the same port took (LMC), as min-hop
- * does. When the roots needed bridges the fabric is also routed counting
- * the hosts' routes each entry forwards instead, and the tables whose
- * busiest link carries fewer all-to-all routes are kept (see updn_route).
+ * does. When the roots needed bridges a switch may forward many more hosts'
+ * routes than its entries say, so pick() can count those instead, and the
+ * fabric is routed both ways with variants of the repair (updn_best.c).
  * On a fat tree every legal route is a shortest one and no switch is ever
  * forced.
  *
@@ -68,7 +68,7 @@
 #include "lib/cleanup.h"
 #include "updn_priv.h"
 
-static void ud_free(struct ud *m)
+void updn_free(struct ud *m)
 {
 	void *p[] = { m->adj_off, m->adj_nbr, m->adj_port, m->load, m->stamp, m->traffic, m->ncas,
 		      m->comp, m->comp_off, m->comp_sw, m->is_root, m->sub, m->rank, m->ord,
@@ -467,7 +467,7 @@ static void route_group(struct ud *m, const struct route_dest *d, const uint32_t
 	}
 }
 
-static int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct route_why *why)
+int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct route_why *why)
 {
 	_cleanup_free_ uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
 	int cnt, r;
@@ -480,7 +480,7 @@ static int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct
 	r = updn_roots(m, why);
 	if (r < 0)
 		return r;
-	m->flows = m->by_flow;
+	m->flows = m->by_flow || m->variant || m->fell_back;
 	for (uint32_t s = 0; s < m->n_sw; s++)
 		m->flows |= m->sub[s] != S_NORMAL;
 	cnt = route_group_by_switch(m->n_sw, d, n, order);
@@ -501,98 +501,3 @@ static int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct
 	route_count_unattached(m->out, d, n);
 	return 0;
 }
-
-static void say(const struct ud *m, struct route_why *why)
-{
-	const struct route_stats *st = &m->out->stats;
-	char buf[sizeof(why->msg)];
-	size_t k;
-
-	if (st->unreach_lids)
-		k = (size_t)snprintf(buf, sizeof(buf), "%u of %u LIDs cannot be reached from every "
-				     "switch (%llu switch-LID pairs dropped): the fabric is in pieces; ",
-				     st->unreach_lids, st->dest_lids,
-				     (unsigned long long)st->unreach);
-	else
-		k = (size_t)snprintf(buf, sizeof(buf), "routed %u LIDs on %u switches; ",
-				     st->dest_lids, m->n_sw);
-	if (k < sizeof(buf) && m->host_detours)
-		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "NOT deadlock-free: %llu "
-				      "(host switch, host LID) entries have no up/down route; ",
-				      (unsigned long long)m->host_detours);
-	if (k < sizeof(buf))
-		k += (size_t)updn_say_roots(m, buf + k, sizeof(buf) - k);
-	if (k < sizeof(buf) && m->missing)
-		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "; %u given root GUIDs are "
-				      "not in the fabric", m->missing);
-	if (k < sizeof(buf) && m->detours)
-		snprintf(buf + k, sizeof(buf) - k, "; %llu (switch, LID) entries have no up/down "
-			 "route: a shortest path, for traffic to or from switches",
-			 (unsigned long long)m->detours);
-	route_why_set(why, "%s", buf);
-}
-
-/*
- * One routing into res, balancing entries (as min-hop) or host routes:
- * *worst the busiest link's all-to-all routes, *moved whether the found
- * roots needed bridges.
- */
-static int updn_try(const struct subnet *sn, const struct route_opts *o, bool by_flow,
-		    struct route_out *res, struct route_why *why, uint64_t *worst, bool *moved)
-{
-	_cleanup_free_ struct route_dest *d = NULL;
-	struct ud m = { .sn = sn, .o = o, .out = res, .by_flow = by_flow };
-	uint32_t n = 0;
-	int r;
-
-	r = route_out_init(sn, o, res, &d, &n, why);
-	if (r < 0)
-		return r;
-	m.n_sw = res->n_sw;
-	r = updn_run(&m, d, n, why);
-	if (r >= 0) {
-		say(&m, why);
-		*worst = 0;
-		for (uint32_t e = 0; e < m.adj_off[m.n_sw]; e++)
-			*worst = m.traffic[e] > *worst ? m.traffic[e] : *worst;
-		*moved = false;
-		for (uint32_t s = 0; s < m.n_sw; s++)
-			*moved |= m.sub[s] != S_NORMAL;
-	}
-	ud_free(&m);
-	return r;
-}
-
-/*
- * Balancing entries is min-hop's rule, and on a whole tree it is as good
- * as it gets. Around bridges, though, a switch may forward many more
- * hosts' routes than its entries say, and which of the two balances better
- * differs from fabric to fabric (degraded ft3 k=8, k=16: either wins by up
- * to 8%): so a fabric whose roots needed bridges is routed both ways and
- * keeps the tables whose busiest link carries fewer routes.
- */
-static int updn_route(const struct subnet *sn, const struct route_opts *o, struct route_out *out,
-		      struct route_why *why)
-{
-	struct route_out a = { 0 }, b = { 0 };
-	struct route_why wb = { { 0 } };
-	uint64_t wa = 0, wfl = 0;
-	bool moved = false;
-	int r;
-
-	r = updn_try(sn, o, false, &a, why, &wa, &moved);
-	if (r >= 0 && moved && updn_try(sn, o, true, &b, &wb, &wfl, &moved) >= 0 && wfl < wa) {
-		route_out_free(&a);
-		a = b;
-		memset(&b, 0, sizeof(b));
-		if (why)
-			*why = wb;
-	}
-	route_out_free(&b);
-	return route_out_finish(&a, r, out, why);
-}
-
-const struct route_engine route_updn = {
-	.name = "updn",
-	.route = updn_route,
-};

@@ -280,6 +280,9 @@ int updn_roots(struct ud *m, struct route_why *why)
 			m->is_root[mem[i]] = 0;
 			m->pick[i] = mem[i];
 		}
+		m->fell_back = true;
+		if (m->variant)
+			return -ECANCELED; /* a variant that cannot cover is not routed */
 		one = centre(m, n);
 		m->is_root[one] = 1;
 		note(m, c, R_ONE, k, one);
