@@ -328,7 +328,7 @@ static int cover_step(struct ud *m, uint32_t c)
 	if (!bad)
 		goto out;
 	r = 1;
-	for (uint32_t floor = 2; floor >= 1 && r; floor--)
+	for (uint32_t floor = 2 - (m->variant % 3 == 2); floor >= 1 && r; floor--)
 		r = count_bad(&cs, m->pick, bad) ? cover_pass(m, &cs, bad, floor) : 1;
 out:
 	free(bad);
