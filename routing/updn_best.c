@@ -12,8 +12,11 @@
  * plain repair alone the busiest link was up to 1.16x min-hop's at 0.2 and
  * up to 12x at 0.3 (the repair failed and fell back to one root); breaking
  * the repair's ties by a fixed seed and keeping the best routing brings
- * every 0.2 fabric of k=8 and k=16 and most of k=12 to min-hop's or below,
- * and covers most of the 0.3 ones (bench/route's section 3 prints them).
+ * 82 of those 90 fabrics to min-hop's busiest link or below (all of k=8
+ * and k=16 at 0.1 and 0.2; k=12 0.2 seeds 8, 9 and 0.3 seeds 3, 8 stay
+ * 0.3-10% above) and covers all but one of the 0.3 ones that fell back;
+ * k=8 at 0.3 (seeds 3, 5, 7, 10) stays 1.3-2.3x, pods too sparse for the
+ * repair's three places in a rank (tests/tools/updn_degraded_test.sh).
  * The seeds are fixed and a tie keeps the earlier routing, so the tables
  * depend on the fabric only. A whole tree, or one whose top covers it,
  * needs no bridges and routes once, as before.

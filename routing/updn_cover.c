@@ -31,9 +31,11 @@
  *
  * Measured (bench/route, fattree3 --degrade 0.2, k=8 seeds 1-12, k=16
  * seeds 1-6): every fabric repaired, the busiest link at or below min-hop's
- * on 14 of 18 and at most 1.16 times it, no credit loop. Trees with 30% of
- * their links gone can leave host switches no step helps (k=8: 2 seeds of 5
- * fall back to one root, about twice min-hop's busiest link).
+ * on 14 of 18 and at most 1.16 times it, no credit loop. The repair's
+ * greedy ties decide much of that, so updn_best.c also routes variants of
+ * it (jitter(), urgency(), the floor to start from) and keeps the best.
+ * Trees with 30% of their links gone can leave host switches no step of
+ * any variant helps (k=8 --degrade 0.3: 1 seed of 10 falls back to one root).
  */
 #include <errno.h>
 #include <stdlib.h>
