@@ -328,15 +328,36 @@ static void dest_detour(struct ud *m, uint32_t d)
  * entries is what balances a degraded tree, where a switch next to a
  * missing link forwards far more hosts' traffic than one at the edge.
  */
+/*
+ * With look, what edge e leads into beyond its next hop: the least load on
+ * the next hop's own candidates for this destination (0 when it has none
+ * yet, or at the destination). An aggregation switch choosing among its
+ * cores then sees which core's way down into the destination's pod is
+ * already crowded, which its own uplinks' loads do not show.
+ */
+static inline __attribute__((always_inline)) uint64_t ahead(const struct ud *m, uint32_t e)
+{
+	uint32_t y = m->adj_nbr[e];
+	const uint32_t *c = m->cand + m->adj_off[y];
+	uint64_t least = UINT64_MAX;
+
+	if (!m->look || m->mode[y] == M_NONE)
+		return 0;
+	for (uint32_t i = 0; i < m->ncand[y]; i++)
+		least = m->load[c[i]] < least ? m->load[c[i]] : least;
+	return least == UINT64_MAX ? 0 : least;
+}
+
 static inline __attribute__((always_inline)) uint32_t pick(struct ud *m, uint32_t s, uint32_t tag,
 							   uint32_t flow)
 {
 	const uint32_t *c = m->cand + m->adj_off[s];
 	uint32_t best = c[0];
-	uint64_t best_key = (uint64_t)(m->stamp[best] == tag) << 63 | m->load[best];
+	uint64_t best_key = (uint64_t)(m->stamp[best] == tag) << 63 | (m->load[best] + ahead(m, best));
 
 	for (uint32_t i = 1; i < m->ncand[s]; i++) {
-		uint64_t key = (uint64_t)(m->stamp[c[i]] == tag) << 63 | m->load[c[i]];
+		uint64_t key = (uint64_t)(m->stamp[c[i]] == tag) << 63 |
+			       (m->load[c[i]] + ahead(m, c[i]));
 
 		if (key < best_key) {
 			best = c[i];
