@@ -8,15 +8,18 @@
  * host, the roots are all the highest switches: the spines of a 2-level fat
  * tree, the cores of a 3-level one, however wide (OpenSM's rule, one hop
  * count for over 90% of the hosts, also takes the leaves of trees with 20 or
- * more leaves, whose own hosts are under 5%). If every switch has a
+ * more leaves, whose own hosts are under 5%), and the switches one hop
+ * lower with no higher neighbour (a core above an aggregation switch that
+ * lost its leaves stands a hop above the others). If every switch has a
  * host (tori, dragonflies, random direct networks), there is no top: the one
  * root is the switch whose farthest host is nearest (then the least total
  * hops to all hosts, then the lowest GUID). Several roots must leave every
  * two host switches a common root above both, or some host pairs would have
  * no legal route. On a degraded tree they often do not; then a few switches
  * are lowered below a neighbour that bridges (updn_cover.c) until they do,
- * and only if that and its variants fail the piece gets one root instead,
- * its hosts' centre by the same rule. Pieces without a given root get found ones.
+ * else single switches move in the up order (updn_reorder.c), and only if
+ * that fails too the piece gets one root instead, its hosts' centre by the
+ * same rule. Pieces without a given root get found ones.
  *
  * Up and down. Ranks are hop distances from the nearest root. Switches are
  * ordered by (rank, GUID, and for duplicate GUIDs model order), but for
@@ -501,7 +504,7 @@ int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct route_
 	r = updn_roots(m, why);
 	if (r < 0)
 		return r;
-	m->flows = m->by_flow || m->variant || m->fell_back;
+	m->flows = m->by_flow || m->variant || m->fell_back || m->note_reordered;
 	for (uint32_t s = 0; s < m->n_sw; s++)
 		m->flows |= m->sub[s] != S_NORMAL;
 	cnt = route_group_by_switch(m->n_sw, d, n, order);

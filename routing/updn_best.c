@@ -92,7 +92,7 @@ static int updn_try(const struct subnet *sn, const struct route_opts *o, uint32_
 		*worst = 0;
 		for (uint32_t e = 0; e < m.adj_off[m.n_sw]; e++)
 			*worst = m.traffic[e] > *worst ? m.traffic[e] : *worst;
-		*how = m.fell_back ? UPDN_ONE : UPDN_PLAIN;
+		*how = m.fell_back ? UPDN_ONE : m.note_reordered ? UPDN_BRIDGED : UPDN_PLAIN;
 		for (uint32_t s = 0; s < m.n_sw; s++)
 			*how = m.sub[s] != S_NORMAL ? UPDN_BRIDGED : *how;
 		*work = (uint64_t)m.n_sw * m.adj_off[m.n_sw];

@@ -4,8 +4,9 @@
 
 /*
  * The up/down engine's state, shared by updn.c (routes), updn_roots.c
- * (roots, ranks and the up order), updn_cover.c (the roots' repair) and
- * updn_best.c (the entry: plain repair and variants, the best kept).
+ * (roots, ranks and the up order), updn_cover.c (the roots' repair),
+ * updn_reorder.c (the repair when bridges cannot) and updn_best.c (the
+ * entry: plain repair and variants, the best kept).
  * Switches are numbered as in route_out.
  */
 
@@ -52,6 +53,8 @@ struct ud {
 	uint32_t *cand; /* [edge] candidates of s at cand[adj_off[s]..], port order */
 	/* what why says */
 	uint32_t missing, note_sw, note_comp, note_rule, note_h, note_node, note_moved;
+	uint32_t note_reordered; /* switches moved by updn_reorder() */
+	uint32_t note_lower;     /* found roots below the highest (tops) */
 	uint64_t detours, host_detours;
 };
 
@@ -83,6 +86,13 @@ int updn_order(struct ud *m);
  * order is current), 0 it cannot (sub is reset for the piece), -ENOMEM.
  */
 int updn_cover(struct ud *m, uint32_t c);
+/*
+ * When the bridges cannot cover piece c (the up order is its rank order):
+ * move switches down the up order until every host pair of it shares a
+ * switch above both (updn_reorder.c). 1 it does (the order is current; do
+ * not call updn_order()), 0 it cannot, -ENOMEM.
+ */
+int updn_reorder(struct ud *m, uint32_t c);
 /* How the roots came about, for why: snprintf's return. */
 int updn_say_roots(const struct ud *m, char *buf, size_t len);
 /*
