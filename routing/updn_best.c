@@ -18,8 +18,9 @@
  * its cores, blind to which core's one link down into the destination's
  * pod is crowded (k=12 --degrade 0.2 seed 9: core to aggregation switch,
  * 1680 against min-hop's 1644). Looking one hop ahead fixes those: 86 of
- * 90 at or below min-hop. k=8 at 0.3 (seeds 3, 5, 7, 10) stays 1.3-2.3x:
- * pods too sparse for the repair (tests/tools/updn_degraded_test.sh).
+ * 90 at or below min-hop. k=8 at 0.3 (seeds 3, 5, 7, 10) stays 1.03-1.31x
+ * (with updn_reorder.c; 1.3-2.3x without): pods so sparse that one leaf's
+ * only way up is one core (tests/tools/updn_degraded_test.sh).
  * The seeds are fixed and a tie keeps the earlier routing, so the tables
  * depend on the fabric only. A whole tree, or one whose top covers it,
  * needs no bridges and routes once, as before.

@@ -27,7 +27,8 @@
  * partners net of those it loses itself (repaired later from their other
  * end). Routes away from the bridges stay as they were. Every step moves
  * at least one switch for good (normal to lowered or bridge), so the loop
- * ends; when no step helps, the caller falls back to one root.
+ * ends; when no step helps, the caller moves switches in the up order
+ * instead (updn_reorder.c), and falls back to one root only if that fails.
  *
  * Measured (bench/route, fattree3 --degrade 0.2, k=8 seeds 1-12, k=16
  * seeds 1-6): every fabric repaired, the busiest link at or below min-hop's
@@ -35,7 +36,8 @@
  * greedy ties decide much of that, so updn_best.c also routes variants of
  * it (jitter(), urgency(), the floor to start from) and keeps the best.
  * Trees with 30% of their links gone can leave host switches no step of
- * any variant helps (k=8 --degrade 0.3: 1 seed of 10 falls back to one root).
+ * any variant helps (k=8 --degrade 0.3: 1 seed of 10; updn_reorder.c
+ * covers it).
  */
 #include <errno.h>
 #include <stdlib.h>
