@@ -332,11 +332,12 @@ static void dest_detour(struct ud *m, uint32_t d)
  * missing link forwards far more hosts' traffic than one at the edge.
  */
 /*
- * With look, what edge e leads into beyond its next hop: the least load on
- * the next hop's own candidates for this destination (0 when it has none
- * yet, or at the destination). An aggregation switch choosing among its
- * cores then sees which core's way down into the destination's pod is
- * already crowded, which its own uplinks' loads do not show.
+ * With look, what edge e leads into beyond its next hop y: the least load
+ * on y's own candidates for this destination, with look 2 each plus the
+ * least on its next hop's (0 where a switch has none yet, or at the
+ * destination). An aggregation switch choosing among its cores then sees
+ * which core's way down into the destination's pod is already crowded,
+ * which its own uplinks' loads do not show.
  */
 static inline __attribute__((always_inline)) uint64_t ahead(const struct ud *m, uint32_t e)
 {
@@ -346,8 +347,18 @@ static inline __attribute__((always_inline)) uint64_t ahead(const struct ud *m, 
 
 	if (!m->look || m->mode[y] == M_NONE)
 		return 0;
-	for (uint32_t i = 0; i < m->ncand[y]; i++)
-		least = m->load[c[i]] < least ? m->load[c[i]] : least;
+	for (uint32_t i = 0; i < m->ncand[y]; i++) {
+		uint64_t l = m->load[c[i]];
+		uint32_t z = m->adj_nbr[c[i]];
+		const uint32_t *cz = m->cand + m->adj_off[z];
+		uint64_t lz = UINT64_MAX;
+
+		if (m->look > 1 && m->mode[z] != M_NONE)
+			for (uint32_t j = 0; j < m->ncand[z]; j++)
+				lz = m->load[cz[j]] < lz ? m->load[cz[j]] : lz;
+		l += lz == UINT64_MAX ? 0 : lz;
+		least = l < least ? l : least;
+	}
 	return least == UINT64_MAX ? 0 : least;
 }
 

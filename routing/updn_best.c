@@ -17,10 +17,11 @@
  * switch's own ports: an aggregation switch spreads its hosts' routes over
  * its cores, blind to which core's one link down into the destination's
  * pod is crowded (k=12 --degrade 0.2 seed 9: core to aggregation switch,
- * 1680 against min-hop's 1644). Looking one hop ahead fixes those: 86 of
- * 90 at or below min-hop. k=8 at 0.3 (seeds 3, 5, 7, 10) stays 1.03-1.31x
- * (with updn_reorder.c; 1.3-2.3x without): pods so sparse that one leaf's
- * only way up is one core (tests/tools/updn_degraded_test.sh).
+ * 1680 against min-hop's 1644). Looking one hop ahead fixes those (86 of
+ * 90), two hops one more (k=8 0.3 seed 7: 740 -> 564, min-hop 720): 87 of
+ * 90 at or below min-hop. k=8 at 0.3 seeds 3, 5, 10 stay 1.08-1.31x (with
+ * updn_reorder.c; 1.4-2.3x without): pods so sparse that one leaf's only
+ * way up is one core (tests/tools/updn_degraded_test.sh).
  * The seeds are fixed and a tie keeps the earlier routing, so the tables
  * depend on the fabric only. A whole tree, or one whose top covers it,
  * needs no bridges and routes once, as before.
@@ -63,9 +64,19 @@ void updn_say(const struct ud *m, struct route_why *why)
 }
 
 /*
- * One routing into res: try t balances host routes when odd, entries (as
- * min-hop) when even, looks one hop ahead (pick()) when t & 2, with the
- * repair's variant t / 4 (0 the plain one).
+ * How try t balances, by t % UPDN_MODES: entries (as min-hop), host routes,
+ * host routes looking one hop ahead, two hops ahead (pick()). The repair's
+ * variant is t / UPDN_MODES (0 the plain one).
+ */
+static const struct {
+	bool by_flow;
+	uint8_t look;
+} updn_mode[] = { { false, 0 }, { true, 0 }, { true, 1 }, { true, 2 } };
+
+#define UPDN_MODES ARRAY_SIZE(updn_mode)
+
+/*
+ * One routing into res with try t's balancing and repair variant.
  * *worst the busiest link's all-to-all routes (counted whenever the roots
  * needed bridges or fell back), *how UPDN_PLAIN, UPDN_BRIDGED or UPDN_ONE,
  * *work the switches times the links, what one routing costs. -ECANCELED:
@@ -78,8 +89,9 @@ static int updn_try(const struct subnet *sn, const struct route_opts *o, uint32_
 		    uint64_t *work)
 {
 	_cleanup_free_ struct route_dest *d = NULL;
-	struct ud m = { .sn = sn, .o = o, .out = res, .by_flow = t & 1,
-			 .look = t & 2, .variant = t / 4 };
+	struct ud m = { .sn = sn, .o = o, .out = res, .by_flow = updn_mode[t % UPDN_MODES].by_flow,
+			 .look = updn_mode[t % UPDN_MODES].look,
+			 .variant = (uint32_t)(t / UPDN_MODES) };
 	uint32_t n = 0;
 	int r;
 
@@ -103,13 +115,13 @@ static int updn_try(const struct subnet *sn, const struct route_opts *o, uint32_
 }
 
 /*
- * Routings tried at most: UPDN_TRIES (the plain repair and 11 variants,
- * both balancing rules each, with and without looking ahead) where one routing costs up to UPDN_WORK
+ * Routings tried at most: UPDN_TRIES (the plain repair and 15 variants,
+ * each balanced the UPDN_MODES ways) where one routing costs up to UPDN_WORK
  * (switches x link ends; ft3 k=16 is about 2e6, 40 ms), fewer on larger
  * fabrics so that all of them cost about as much, never fewer than 4.
  * Variants that cannot cover cost no routing; UPDN_ATTEMPTS bounds them.
  */
-#define UPDN_TRIES    48
+#define UPDN_TRIES    64
 #define UPDN_WORK     2000000ull
 #define UPDN_ATTEMPTS 128
 
