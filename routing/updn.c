@@ -323,21 +323,34 @@ static void dest_detour(struct ud *m, uint32_t d)
 }
 
 /*
- * Switch s's egress edge for one LID of destination tag that flow hosts'
- * routes pass through: among the candidates, first one that no other LID
- * of this destination took, then the one fewest host routes cross, then
- * the fewest entries; candidates are in port order, so a tie goes to the
- * lowest port. Counting the routes a switch forwards rather than its
- * entries is what balances a degraded tree, where a switch next to a
- * missing link forwards far more hosts' traffic than one at the edge.
+ * The busiest link a route over edge e must cross within depth more hops,
+ * when each next hop takes its least busy way on: the look ahead that
+ * follows the max-load objective rather than the sum of loads.
  */
+static uint64_t bottleneck(const struct ud *m, uint32_t e, unsigned depth)
+{
+	uint32_t y = m->adj_nbr[e];
+	const uint32_t *c = m->cand + m->adj_off[y];
+	uint64_t least = UINT64_MAX;
+
+	if (!depth || m->mode[y] == M_NONE || !m->ncand[y])
+		return m->load[e];
+	for (uint32_t i = 0; i < m->ncand[y]; i++) {
+		uint64_t b = bottleneck(m, c[i], depth - 1);
+
+		least = b < least ? b : least;
+	}
+	return least > m->load[e] ? least : m->load[e];
+}
+
 /*
- * With look, what edge e leads into beyond its next hop y: the least load
- * on y's own candidates for this destination, with look 2 each plus the
- * least on its next hop's (0 where a switch has none yet, or at the
- * destination). An aggregation switch choosing among its cores then sees
- * which core's way down into the destination's pod is already crowded,
- * which its own uplinks' loads do not show.
+ * With look, what edge e leads into beyond its next hop y: look 1, the
+ * least load on y's own candidates for this destination; look 2, each of
+ * those plus the least on its next hop's (0 where a switch has none yet,
+ * or at the destination); look 3 and 4, bottleneck() one and two hops on.
+ * An aggregation switch choosing among its cores then sees which core's
+ * way down into the destination's pod is already crowded, which its own
+ * uplinks' loads do not show.
  */
 static inline __attribute__((always_inline)) uint64_t ahead(const struct ud *m, uint32_t e)
 {
@@ -345,6 +358,8 @@ static inline __attribute__((always_inline)) uint64_t ahead(const struct ud *m, 
 	const uint32_t *c = m->cand + m->adj_off[y];
 	uint64_t least = UINT64_MAX;
 
+	if (m->look >= 3)
+		return bottleneck(m, e, m->look - 2u) - m->load[e];
 	if (!m->look || m->mode[y] == M_NONE)
 		return 0;
 	for (uint32_t i = 0; i < m->ncand[y]; i++) {
@@ -362,6 +377,15 @@ static inline __attribute__((always_inline)) uint64_t ahead(const struct ud *m, 
 	return least == UINT64_MAX ? 0 : least;
 }
 
+/*
+ * Switch s's egress edge for one LID of destination tag that flow hosts'
+ * routes pass through: among the candidates, first one that no other LID
+ * of this destination took, then the one fewest host routes cross, then
+ * the fewest entries; candidates are in port order, so a tie goes to the
+ * lowest port. Counting the routes a switch forwards rather than its
+ * entries is what balances a degraded tree, where a switch next to a
+ * missing link forwards far more hosts' traffic than one at the edge.
+ */
 static inline __attribute__((always_inline)) uint32_t pick(struct ud *m, uint32_t s, uint32_t tag,
 							   uint32_t flow)
 {

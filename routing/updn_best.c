@@ -17,11 +17,12 @@
  * switch's own ports: an aggregation switch spreads its hosts' routes over
  * its cores, blind to which core's one link down into the destination's
  * pod is crowded (k=12 --degrade 0.2 seed 9: core to aggregation switch,
- * 1680 against min-hop's 1644). Looking one hop ahead fixes those (86 of
- * 90), two hops one more (k=8 0.3 seed 7: 740 -> 564, min-hop 720): 87 of
- * 90 at or below min-hop. k=8 at 0.3 seeds 3, 5, 10 stay 1.08-1.31x (with
+ * 1680 against min-hop's 1644). Looking ahead fixes those: 87 of 90 at or
+ * below min-hop (k=12 0.2 seed 9 now 1338; k=8 0.3 seed 7 740 -> 544,
+ * min-hop 720). k=8 at 0.3 seeds 3, 5, 10 stay 1.08-1.31x (with
  * updn_reorder.c; 1.4-2.3x without): pods so sparse that one leaf's only
- * way up is one core (tests/tools/updn_degraded_test.sh).
+ * way up is one core (tests/tools/updn_degraded_test.sh). The cost: ft3
+ * k=16 --degrade 0.2/0.3 routes in about 1-2 s (one routing 40 ms).
  * The seeds are fixed and a tie keeps the earlier routing, so the tables
  * depend on the fabric only. A whole tree, or one whose top covers it,
  * needs no bridges and routes once, as before.
@@ -64,34 +65,40 @@ void updn_say(const struct ud *m, struct route_why *why)
 }
 
 /*
- * How try t balances, by t % UPDN_MODES: entries (as min-hop), host routes,
- * host routes looking one hop ahead, two hops ahead (pick()). The repair's
- * variant is t / UPDN_MODES (0 the plain one).
+ * How a try balances: entries (as min-hop), host routes, host routes
+ * looking one or two hops ahead at the least load (sum), or at the least
+ * busiest link one or two hops on (bottleneck; look 3, 4; see pick()).
+ * The plain repair is routed all six ways; its variants the four that win
+ * most often on the measured trees (the two-hop ones won only where the
+ * plain repair had to move switches, or twice in 60 fabrics).
  */
 static const struct {
 	bool by_flow;
 	uint8_t look;
-} updn_mode[] = { { false, 0 }, { true, 0 }, { true, 1 }, { true, 2 } };
+} updn_mode[] = { { false, 0 }, { true, 0 }, { true, 1 }, { true, 3 }, { true, 2 }, { true, 4 } };
 
-#define UPDN_MODES ARRAY_SIZE(updn_mode)
+#define UPDN_MODES_PLAIN 6
+#define UPDN_MODES       4 /* of a variant: the first four */
 
 /*
  * One routing into res with try t's balancing and repair variant.
  * *worst the busiest link's all-to-all routes (counted whenever the roots
- * needed bridges or fell back), *how UPDN_PLAIN, UPDN_BRIDGED or UPDN_ONE,
+ * needed bridges or fell back), *how UPDN_PLAIN, UPDN_BRIDGED, UPDN_MOVED
+ * (updn_reorder.c) or UPDN_ONE.
  * *work the switches times the links, what one routing costs. -ECANCELED:
  * a variant that cannot cover (not routed).
  */
-enum { UPDN_PLAIN, UPDN_BRIDGED, UPDN_ONE };
+enum { UPDN_PLAIN, UPDN_BRIDGED, UPDN_MOVED, UPDN_ONE };
 
 static int updn_try(const struct subnet *sn, const struct route_opts *o, uint32_t t,
 		    struct route_out *res, struct route_why *why, uint64_t *worst, int *how,
 		    uint64_t *work)
 {
 	_cleanup_free_ struct route_dest *d = NULL;
-	struct ud m = { .sn = sn, .o = o, .out = res, .by_flow = updn_mode[t % UPDN_MODES].by_flow,
-			 .look = updn_mode[t % UPDN_MODES].look,
-			 .variant = (uint32_t)(t / UPDN_MODES) };
+	uint32_t k = t < UPDN_MODES_PLAIN ? t : (t - UPDN_MODES_PLAIN) % UPDN_MODES;
+	struct ud m = { .sn = sn, .o = o, .out = res, .by_flow = updn_mode[k].by_flow,
+			 .look = updn_mode[k].look,
+			 .variant = t < UPDN_MODES_PLAIN ? 0 : 1 + (t - UPDN_MODES_PLAIN) / UPDN_MODES };
 	uint32_t n = 0;
 	int r;
 
@@ -105,7 +112,7 @@ static int updn_try(const struct subnet *sn, const struct route_opts *o, uint32_
 		*worst = 0;
 		for (uint32_t e = 0; e < m.adj_off[m.n_sw]; e++)
 			*worst = m.traffic[e] > *worst ? m.traffic[e] : *worst;
-		*how = m.fell_back ? UPDN_ONE : m.note_reordered ? UPDN_BRIDGED : UPDN_PLAIN;
+		*how = m.fell_back ? UPDN_ONE : m.note_reordered ? UPDN_MOVED : UPDN_PLAIN;
 		for (uint32_t s = 0; s < m.n_sw; s++)
 			*how = m.sub[s] != S_NORMAL ? UPDN_BRIDGED : *how;
 		*work = (uint64_t)m.n_sw * m.adj_off[m.n_sw];
@@ -115,14 +122,14 @@ static int updn_try(const struct subnet *sn, const struct route_opts *o, uint32_
 }
 
 /*
- * Routings tried at most: UPDN_TRIES (the plain repair and 15 variants,
- * each balanced the UPDN_MODES ways) where one routing costs up to UPDN_WORK
- * (switches x link ends; ft3 k=16 is about 2e6, 40 ms), fewer on larger
+ * Routings tried at most: UPDN_TRIES (the plain repair six ways and 15
+ * variants four ways) where one routing costs up to UPDN_WORK
+ * (switches x link ends; ft3 k=16 is about 1.8e6, 40 ms), fewer on larger
  * fabrics so that all of them cost about as much, never fewer than 4.
  * Variants that cannot cover cost no routing; UPDN_ATTEMPTS bounds them.
  */
-#define UPDN_TRIES    64
-#define UPDN_WORK     2000000ull
+#define UPDN_TRIES    66
+#define UPDN_WORK     1100000ull
 #define UPDN_ATTEMPTS 128
 
 static uint32_t tries_for(uint64_t work)

@@ -39,7 +39,7 @@ struct ud {
 	bool by_flow;      /* pick() balances host routes, not entries */
 	bool flows;        /* route LID by LID, counting flows and traffic */
 	uint32_t variant;  /* 0: the plain repair; else a seed for its ties */
-	uint8_t look;      /* pick() adds the least loaded way on, 1 or 2 hops */
+	uint8_t look;      /* pick() looks ahead: 0 no, 1-4 how (ahead()) */
 	bool fell_back;    /* a piece's found roots fell back to one */
 	uint32_t *ncas;         /* [sw] host ports linked to it */
 	uint32_t *comp, *comp_off, *comp_sw, n_comp; /* pieces and their switches */

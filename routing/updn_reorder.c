@@ -35,7 +35,7 @@
 #include "lib/cleanup.h"
 #include "updn_priv.h"
 
-#define UPDN_REORDER_WORK 400000000ull
+#define UPDN_REORDER_WORK 50000000ull
 
 struct ro {
 	uint32_t c, n, w;   /* piece, its switches, words per switch */
