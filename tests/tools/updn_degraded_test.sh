@@ -62,11 +62,29 @@ for s in 3 5 10; do
 	tap_is "$name: updn has no loops" "$ul" 0
 done
 
-# The same fabric, the same tables.
-f=$tmp/ft3-k12-d0.3-s1.topo
-a=$("$LOOM" route --engine updn --fallback none "$f" 2>/dev/null | sha256sum)
-b=$("$LOOM" route --engine updn --fallback none "$f" 2>/dev/null | sha256sum)
-tap_is "ft3 k=12 --degrade 0.3 --seed 1: the same tables twice" "$a" "$b"
+# The same fabric, the same tables: twice, and with its nodes in the
+# reverse order (the first host kept first), on a fabric whose variants
+# bridge and on one whose switches move in the up order.
+reverse() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+head, _, body = open(sys.argv[1]).read().partition("\n\n")
+blocks = body.strip("\n").split("\n\n")
+hosts = [b for b in blocks if "Hca" in b]
+sws = [b for b in blocks if "Switch" in b]
+blocks = [hosts[0]] + hosts[1:][::-1] + sws[::-1]
+open(sys.argv[2], "w").write(head + "\n\n" + "\n\n".join(blocks) + "\n")
+PY
+}
+for f in "$tmp/ft3-k12-d0.3-s1.topo" "$tmp/ft3-k8-d0.3-s5.topo"; do
+	name=$(basename "$f" .topo)
+	a=$("$LOOM" route --engine updn --fallback none --canon "$f" 2>/dev/null | sha256sum)
+	b=$("$LOOM" route --engine updn --fallback none --canon "$f" 2>/dev/null | sha256sum)
+	tap_is "$name: the same tables twice" "$b" "$a"
+	reverse "$f" "$tmp/rev.topo"
+	b=$("$LOOM" route --engine updn --fallback none --canon "$tmp/rev.topo" 2>/dev/null | sha256sum)
+	tap_is "$name: the same tables with the nodes in reverse order" "$b" "$a"
+done
 
 # Whole trees: the top level, (k/2)^2 cores, and nothing lowered.
 for k in 8 12; do
