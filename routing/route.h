@@ -14,7 +14,9 @@
  *              deadlock-free on one VL for any topology; updn_roots.c: roots,
  *              ranks and the up order; updn_cover.c: does every host pair
  *              share a found root, and the bridges that make it so;
- *              updn_priv.h what the three share
+ *              updn_reorder.c: when bridges cannot, moves in the up order;
+ *              updn_best.c: the entry, plain repair and its variants, the
+ *              least loaded kept; updn_priv.h what the five share
  *   ftree.c    fat-tree (Clos) routing, D-mod-K balance, tolerant of missing
  *              links and switches; ftree_rank.c: levels from the CAs up, the
  *              switch graph; ftree_choose.c: one LID's choices; ftree_detour.c:

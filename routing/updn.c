@@ -8,15 +8,18 @@
  * host, the roots are all the highest switches: the spines of a 2-level fat
  * tree, the cores of a 3-level one, however wide (OpenSM's rule, one hop
  * count for over 90% of the hosts, also takes the leaves of trees with 20 or
- * more leaves, whose own hosts are under 5%). If every switch has a
+ * more leaves, whose own hosts are under 5%), and the switches one hop
+ * lower with no higher neighbour (a core above an aggregation switch that
+ * lost its leaves stands a hop above the others). If every switch has a
  * host (tori, dragonflies, random direct networks), there is no top: the one
  * root is the switch whose farthest host is nearest (then the least total
  * hops to all hosts, then the lowest GUID). Several roots must leave every
  * two host switches a common root above both, or some host pairs would have
  * no legal route. On a degraded tree they often do not; then a few switches
  * are lowered below a neighbour that bridges (updn_cover.c) until they do,
- * and only if that fails the piece gets one root instead, its hosts' centre
- * by the same rule. Pieces without a given root get found ones.
+ * else single switches move in the up order (updn_reorder.c), and only if
+ * that fails too the piece gets one root instead, its hosts' centre by the
+ * same rule. Pieces without a given root get found ones.
  *
  * Up and down. Ranks are hop distances from the nearest root. Switches are
  * ordered by (rank, GUID, and for duplicate GUIDs model order), but for
@@ -37,9 +40,9 @@
  * order, to the up neighbours with the shortest route as actually chosen.
  * Among the equal next hops each LID takes the port with the fewest routes
  * so far, first one no other LID of the same port took (LMC), as min-hop
- * does. When the roots needed bridges the fabric is also routed counting
- * the hosts' routes each entry forwards instead, and the tables whose
- * busiest link carries fewer all-to-all routes are kept (see updn_route).
+ * does. When the roots needed bridges a switch may forward many more hosts'
+ * routes than its entries say, so pick() can count those instead, and the
+ * fabric is routed both ways with variants of the repair (updn_best.c).
  * On a fat tree every legal route is a shortest one and no switch is ever
  * forced.
  *
@@ -68,7 +71,7 @@
 #include "lib/cleanup.h"
 #include "updn_priv.h"
 
-static void ud_free(struct ud *m)
+void updn_free(struct ud *m)
 {
 	void *p[] = { m->adj_off, m->adj_nbr, m->adj_port, m->load, m->stamp, m->traffic, m->ncas,
 		      m->comp, m->comp_off, m->comp_sw, m->is_root, m->sub, m->rank, m->ord,
@@ -320,6 +323,61 @@ static void dest_detour(struct ud *m, uint32_t d)
 }
 
 /*
+ * The busiest link a route over edge e must cross within depth more hops,
+ * when each next hop takes its least busy way on: the look ahead that
+ * follows the max-load objective rather than the sum of loads.
+ */
+static uint64_t bottleneck(const struct ud *m, uint32_t e, unsigned depth)
+{
+	uint32_t y = m->adj_nbr[e];
+	const uint32_t *c = m->cand + m->adj_off[y];
+	uint64_t least = UINT64_MAX;
+
+	if (!depth || m->mode[y] == M_NONE || !m->ncand[y])
+		return m->load[e];
+	for (uint32_t i = 0; i < m->ncand[y]; i++) {
+		uint64_t b = bottleneck(m, c[i], depth - 1);
+
+		least = b < least ? b : least;
+	}
+	return least > m->load[e] ? least : m->load[e];
+}
+
+/*
+ * With look, what edge e leads into beyond its next hop y: look 1, the
+ * least load on y's own candidates for this destination; look 2, each of
+ * those plus the least on its next hop's (0 where a switch has none yet,
+ * or at the destination); look 3 and 4, bottleneck() one and two hops on.
+ * An aggregation switch choosing among its cores then sees which core's
+ * way down into the destination's pod is already crowded, which its own
+ * uplinks' loads do not show.
+ */
+static inline __attribute__((always_inline)) uint64_t ahead(const struct ud *m, uint32_t e)
+{
+	uint32_t y = m->adj_nbr[e];
+	const uint32_t *c = m->cand + m->adj_off[y];
+	uint64_t least = UINT64_MAX;
+
+	if (m->look >= 3)
+		return bottleneck(m, e, m->look - 2u) - m->load[e];
+	if (!m->look || m->mode[y] == M_NONE)
+		return 0;
+	for (uint32_t i = 0; i < m->ncand[y]; i++) {
+		uint64_t l = m->load[c[i]];
+		uint32_t z = m->adj_nbr[c[i]];
+		const uint32_t *cz = m->cand + m->adj_off[z];
+		uint64_t lz = UINT64_MAX;
+
+		if (m->look > 1 && m->mode[z] != M_NONE)
+			for (uint32_t j = 0; j < m->ncand[z]; j++)
+				lz = m->load[cz[j]] < lz ? m->load[cz[j]] : lz;
+		l += lz == UINT64_MAX ? 0 : lz;
+		least = l < least ? l : least;
+	}
+	return least == UINT64_MAX ? 0 : least;
+}
+
+/*
  * Switch s's egress edge for one LID of destination tag that flow hosts'
  * routes pass through: among the candidates, first one that no other LID
  * of this destination took, then the one fewest host routes cross, then
@@ -333,10 +391,11 @@ static inline __attribute__((always_inline)) uint32_t pick(struct ud *m, uint32_
 {
 	const uint32_t *c = m->cand + m->adj_off[s];
 	uint32_t best = c[0];
-	uint64_t best_key = (uint64_t)(m->stamp[best] == tag) << 63 | m->load[best];
+	uint64_t best_key = (uint64_t)(m->stamp[best] == tag) << 63 | (m->load[best] + ahead(m, best));
 
 	for (uint32_t i = 1; i < m->ncand[s]; i++) {
-		uint64_t key = (uint64_t)(m->stamp[c[i]] == tag) << 63 | m->load[c[i]];
+		uint64_t key = (uint64_t)(m->stamp[c[i]] == tag) << 63 |
+			       (m->load[c[i]] + ahead(m, c[i]));
 
 		if (key < best_key) {
 			best = c[i];
@@ -467,7 +526,7 @@ static void route_group(struct ud *m, const struct route_dest *d, const uint32_t
 	}
 }
 
-static int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct route_why *why)
+int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct route_why *why)
 {
 	_cleanup_free_ uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
 	int cnt, r;
@@ -480,7 +539,7 @@ static int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct
 	r = updn_roots(m, why);
 	if (r < 0)
 		return r;
-	m->flows = m->by_flow;
+	m->flows = m->by_flow || m->variant || m->fell_back || m->note_reordered;
 	for (uint32_t s = 0; s < m->n_sw; s++)
 		m->flows |= m->sub[s] != S_NORMAL;
 	cnt = route_group_by_switch(m->n_sw, d, n, order);
@@ -501,98 +560,3 @@ static int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct
 	route_count_unattached(m->out, d, n);
 	return 0;
 }
-
-static void say(const struct ud *m, struct route_why *why)
-{
-	const struct route_stats *st = &m->out->stats;
-	char buf[sizeof(why->msg)];
-	size_t k;
-
-	if (st->unreach_lids)
-		k = (size_t)snprintf(buf, sizeof(buf), "%u of %u LIDs cannot be reached from every "
-				     "switch (%llu switch-LID pairs dropped): the fabric is in pieces; ",
-				     st->unreach_lids, st->dest_lids,
-				     (unsigned long long)st->unreach);
-	else
-		k = (size_t)snprintf(buf, sizeof(buf), "routed %u LIDs on %u switches; ",
-				     st->dest_lids, m->n_sw);
-	if (k < sizeof(buf) && m->host_detours)
-		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "NOT deadlock-free: %llu "
-				      "(host switch, host LID) entries have no up/down route; ",
-				      (unsigned long long)m->host_detours);
-	if (k < sizeof(buf))
-		k += (size_t)updn_say_roots(m, buf + k, sizeof(buf) - k);
-	if (k < sizeof(buf) && m->missing)
-		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "; %u given root GUIDs are "
-				      "not in the fabric", m->missing);
-	if (k < sizeof(buf) && m->detours)
-		snprintf(buf + k, sizeof(buf) - k, "; %llu (switch, LID) entries have no up/down "
-			 "route: a shortest path, for traffic to or from switches",
-			 (unsigned long long)m->detours);
-	route_why_set(why, "%s", buf);
-}
-
-/*
- * One routing into res, balancing entries (as min-hop) or host routes:
- * *worst the busiest link's all-to-all routes, *moved whether the found
- * roots needed bridges.
- */
-static int updn_try(const struct subnet *sn, const struct route_opts *o, bool by_flow,
-		    struct route_out *res, struct route_why *why, uint64_t *worst, bool *moved)
-{
-	_cleanup_free_ struct route_dest *d = NULL;
-	struct ud m = { .sn = sn, .o = o, .out = res, .by_flow = by_flow };
-	uint32_t n = 0;
-	int r;
-
-	r = route_out_init(sn, o, res, &d, &n, why);
-	if (r < 0)
-		return r;
-	m.n_sw = res->n_sw;
-	r = updn_run(&m, d, n, why);
-	if (r >= 0) {
-		say(&m, why);
-		*worst = 0;
-		for (uint32_t e = 0; e < m.adj_off[m.n_sw]; e++)
-			*worst = m.traffic[e] > *worst ? m.traffic[e] : *worst;
-		*moved = false;
-		for (uint32_t s = 0; s < m.n_sw; s++)
-			*moved |= m.sub[s] != S_NORMAL;
-	}
-	ud_free(&m);
-	return r;
-}
-
-/*
- * Balancing entries is min-hop's rule, and on a whole tree it is as good
- * as it gets. Around bridges, though, a switch may forward many more
- * hosts' routes than its entries say, and which of the two balances better
- * differs from fabric to fabric (degraded ft3 k=8, k=16: either wins by up
- * to 8%): so a fabric whose roots needed bridges is routed both ways and
- * keeps the tables whose busiest link carries fewer routes.
- */
-static int updn_route(const struct subnet *sn, const struct route_opts *o, struct route_out *out,
-		      struct route_why *why)
-{
-	struct route_out a = { 0 }, b = { 0 };
-	struct route_why wb = { { 0 } };
-	uint64_t wa = 0, wfl = 0;
-	bool moved = false;
-	int r;
-
-	r = updn_try(sn, o, false, &a, why, &wa, &moved);
-	if (r >= 0 && moved && updn_try(sn, o, true, &b, &wb, &wfl, &moved) >= 0 && wfl < wa) {
-		route_out_free(&a);
-		a = b;
-		memset(&b, 0, sizeof(b));
-		if (why)
-			*why = wb;
-	}
-	route_out_free(&b);
-	return route_out_finish(&a, r, out, why);
-}
-
-const struct route_engine route_updn = {
-	.name = "updn",
-	.route = updn_route,
-};

@@ -27,13 +27,17 @@
  * partners net of those it loses itself (repaired later from their other
  * end). Routes away from the bridges stay as they were. Every step moves
  * at least one switch for good (normal to lowered or bridge), so the loop
- * ends; when no step helps, the caller falls back to one root.
+ * ends; when no step helps, the caller moves switches in the up order
+ * instead (updn_reorder.c), and falls back to one root only if that fails.
  *
  * Measured (bench/route, fattree3 --degrade 0.2, k=8 seeds 1-12, k=16
  * seeds 1-6): every fabric repaired, the busiest link at or below min-hop's
- * on 14 of 18 and at most 1.16 times it, no credit loop. Trees with 30% of
- * their links gone can leave host switches no step helps (k=8: 2 seeds of 5
- * fall back to one root, about twice min-hop's busiest link).
+ * on 14 of 18 and at most 1.16 times it, no credit loop. The repair's
+ * greedy ties decide much of that, so updn_best.c also routes variants of
+ * it (jitter(), urgency(), the floor to start from) and keeps the best.
+ * Trees with 30% of their links gone can leave host switches no step of
+ * any variant helps (k=8 --degrade 0.3: 1 seed of 10; updn_reorder.c
+ * covers it).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -50,6 +54,19 @@ struct cones {
 	const uint32_t *mem;
 	uint32_t n;
 };
+
+/*
+ * A variant's tie-breaker for switch s: 0..7 from the variant's seed and
+ * s's GUID (never its place in the model, so the tables stay the fabric's).
+ */
+static uint32_t jitter(const struct ud *m, uint32_t s)
+{
+	uint64_t z = ud_guid(m, s) + 0x9e3779b97f4a7c15ull * (m->variant + 1);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (uint32_t)(z ^ (z >> 31)) % 8;
+}
 
 static bool meet(const uint64_t *a, const uint64_t *b, uint32_t w)
 {
@@ -220,6 +237,8 @@ static bool bridge_one(struct ud *m, struct cones *cs, const uint32_t *host, uin
 			continue;
 		s = bridge_score(m, cs, host, h, a, x);
 		ups = cs->ups < others ? cs->ups : others;
+		if (m->variant && s > 0) /* a variant: gains within 1/8 can swap */
+			s = s * 8 + jitter(m, x);
 		if (s > 0 && ups >= min_ups && (ups > best_ups || (ups == best_ups && s > best))) {
 			best = s;
 			best_ups = ups;
@@ -258,6 +277,19 @@ static int bridge(struct ud *m, struct cones *cs, const uint32_t *host, uint32_t
 }
 
 /*
+ * How urgent host switch i's repair is: its partners without a common root,
+ * weighed in a variant by 4 to 11 from its GUID, so that variants repair
+ * host switches in different orders.
+ */
+static uint64_t urgency(const struct ud *m, const struct cones *cs, const uint32_t *bad,
+			uint32_t i)
+{
+	if (!m->variant)
+		return bad[i];
+	return (uint64_t)bad[i] * (4 + jitter(m, cs->mem[m->pick[i]]));
+}
+
+/*
  * Repair the host switch short of most partners (the first in up order on
  * a tie), else the next one, with bridges that keep at least floor uplinks.
  * 0 switches moved, -ENOENT no move helps.
@@ -270,7 +302,7 @@ static int cover_pass(struct ud *m, struct cones *cs, uint32_t *bad, uint32_t fl
 		uint32_t worst = 0;
 
 		for (uint32_t i = 1; i < cs->nh; i++)
-			worst = bad[i] > bad[worst] ? i : worst;
+			worst = urgency(m, cs, bad, i) > urgency(m, cs, bad, worst) ? i : worst;
 		if (!bad[worst])
 			break;
 		bad[worst] = 0;
@@ -300,7 +332,7 @@ static int cover_step(struct ud *m, uint32_t c)
 	if (!bad)
 		goto out;
 	r = 1;
-	for (uint32_t floor = 2; floor >= 1 && r; floor--)
+	for (uint32_t floor = 2 - (m->variant % 3 == 2); floor >= 1 && r; floor--)
 		r = count_bad(&cs, m->pick, bad) ? cover_pass(m, &cs, bad, floor) : 1;
 out:
 	free(bad);

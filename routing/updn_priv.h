@@ -3,8 +3,11 @@
 #define LOOM_UPDN_PRIV_H
 
 /*
- * The up/down engine's state, shared by updn.c (routes) and updn_roots.c
- * (roots, ranks and the up order). Switches are numbered as in route_out.
+ * The up/down engine's state, shared by updn.c (routes), updn_roots.c
+ * (roots, ranks and the up order), updn_cover.c (the roots' repair),
+ * updn_reorder.c (the repair when bridges cannot) and updn_best.c (the
+ * entry: plain repair and variants, the best kept).
+ * Switches are numbered as in route_out.
  */
 
 #include <stdbool.h>
@@ -35,6 +38,9 @@ struct ud {
 	uint64_t *traffic; /* [edge] host-to-host routes through it (all-to-all) */
 	bool by_flow;      /* pick() balances host routes, not entries */
 	bool flows;        /* route LID by LID, counting flows and traffic */
+	uint32_t variant;  /* 0: the plain repair; else a seed for its ties */
+	uint8_t look;      /* pick() looks ahead: 0 no, 1-4 how (ahead()) */
+	bool fell_back;    /* a piece's found roots fell back to one */
 	uint32_t *ncas;         /* [sw] host ports linked to it */
 	uint32_t *comp, *comp_off, *comp_sw, n_comp; /* pieces and their switches */
 	uint8_t *is_root;
@@ -47,6 +53,8 @@ struct ud {
 	uint32_t *cand; /* [edge] candidates of s at cand[adj_off[s]..], port order */
 	/* what why says */
 	uint32_t missing, note_sw, note_comp, note_rule, note_h, note_node, note_moved;
+	uint32_t note_reordered; /* switches moved by updn_reorder() */
+	uint32_t note_lower;     /* found roots below the highest (tops) */
 	uint64_t detours, host_detours;
 };
 
@@ -78,7 +86,23 @@ int updn_order(struct ud *m);
  * order is current), 0 it cannot (sub is reset for the piece), -ENOMEM.
  */
 int updn_cover(struct ud *m, uint32_t c);
+/*
+ * When the bridges cannot cover piece c (the up order is its rank order):
+ * move switches down the up order until every host pair of it shares a
+ * switch above both (updn_reorder.c). 1 it does (the order is current; do
+ * not call updn_order()), 0 it cannot, -ENOMEM.
+ */
+int updn_reorder(struct ud *m, uint32_t c);
 /* How the roots came about, for why: snprintf's return. */
 int updn_say_roots(const struct ud *m, char *buf, size_t len);
+/*
+ * updn.c: route destinations d[0..n-1] with m's settings into m->out (roots
+ * found or given, then every destination switch): -ENOMEM, -ECANCELED for
+ * a variant of the repair that cannot cover. updn_free() frees m's arrays.
+ */
+int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct route_why *why);
+void updn_free(struct ud *m);
+/* updn_best.c: what the routing in m did and how its roots came about. */
+void updn_say(const struct ud *m, struct route_why *why);
 
 #endif
