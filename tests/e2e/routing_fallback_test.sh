@@ -9,6 +9,10 @@
 # the read-back itself). --fallback none keeps
 # the strict behaviour (ftree_test.sh). The same YAML gives the same tables
 # on every run: the choice depends on the fabric and the file only.
+# The step to updn: vlayered never refuses for want of VLs (it routes within
+# a budget of one, credit-loop free, checked on the read-back), so updn is
+# shown standing in after ftree's refusal, in the log, loom status and the
+# read-back tables.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
@@ -75,6 +79,79 @@ assert r['vls'] and all(v['acyclic'] for v in r['vls']), r['vls']
 		grep -q '(0 LFT blocks' "$tmp/$i.log2" || tap_diag "$(grep sweep "$tmp/$i.log2")"
 	sim_stop "f$i"
 done
+
+# readback_ok SIM TAG WHAT: the tables SIM holds, read back with dump_lfts,
+# reach every pair with no loop and no credit loop (one VL: the read-back's
+# channel dependencies are the whole story).
+readback_ok() {
+	sim_run "$1" ibnetdiscover >"$tmp/$2.ibnd" 2>/dev/null
+	sim_run "$1" dump_lfts >"$tmp/$2.lfts" 2>/dev/null
+	"$LOOM" verify --acyclic "$tmp/$2.ibnd" "$tmp/$2.lfts" >"$tmp/$2.verify" 2>&1
+	tap_is "$3: read-back tables reach every pair, no loop, no credit loop" "$?" 0 ||
+		tap_diag "$(tail -n 8 "$tmp/$2.verify")"
+}
+
+# vlayered is never short of VLs: it keeps each layer's channel dependencies
+# acyclic and commits an up/down escape to a layer up front, so it routes
+# within any budget, down to the one VL loom.yaml allows (ibsim's ports all
+# have VLCap VL0-7, so the budget is the file's). updn after it in the list
+# is not reached, and the tables on that one VL have no credit loop.
+topo=$topos/torus2d-4x4.topo
+printf 'sm:\n  routing:\n    engine: [vlayered, updn]\n    fallback: none\n    vls: 1\n' \
+	>"$tmp/vl1.yaml"
+if sim_start v1 "$topo"; then
+	rc=0
+	sim_run v1 --timeout 120 "$LOOMD" --once -c "$tmp/vl1.yaml" --state-dir "$tmp/sv1" \
+		>"$tmp/vl1.log" 2>&1 || rc=$?
+	tap_is "vls: 1, [vlayered, updn] on a torus: loomd --once exits 0" "$rc" 0 ||
+		tap_diag "$(tail -n 5 "$tmp/vl1.log")"
+	tap_check "... it names the two engines, and none refused the torus" \
+		bash -c "grep -q 'routing vlayered,updn, LMC' '$tmp/vl1.log' &&
+			! grep -q 'refused by' '$tmp/vl1.log'"
+	readback_ok v1 vl1 "vls: 1"
+	"$LOOM" route --config "$tmp/vl1.yaml" --json --guid2lid "$tmp/sv1/guid2lid" "$topo" \
+		>"$tmp/vl1.json" 2>/dev/null
+	tap_check "... loom route --config: vlayered routed it on one VL, nothing refused" \
+		python3 -c "
+import json
+r = json.load(open('$tmp/vl1.json'))
+assert r['engine'] == 'vlayered' and r['refused'] == [], (r['engine'], r['refused'])
+assert [v['vl'] for v in r['vls']] == [0] and r['vls'][0]['acyclic'], r['vls']
+"
+	sim_stop v1
+else
+	tap_check "vls: 1: simulator starts" false
+fi
+
+# updn as the stand-in: the engine before it refuses the torus (ftree: not a
+# fat tree; vlayered never refuses for VLs, see above), updn routes it. The
+# daemon's log, loom status and the tables read back all say so.
+printf 'sm:\n  routing:\n    engine: [ftree, updn]\n    fallback: none\n' >"$tmp/up.yaml"
+if sim_start u1 "$topo"; then
+	sim_run u1 --timeout 120 --out "$tmp/up.log" "$LOOMD" -c "$tmp/up.yaml" \
+		--state-dir "$tmp/su1" --control "$tmp/up.sock" &
+	bg=$!
+	up=
+	for _ in $(seq 300); do
+		"$LOOM" status --control "$tmp/up.sock" >"$tmp/up.status" 2>/dev/null &&
+			grep -q '^subnet: UP$' "$tmp/up.status" && up=1 && break
+		sleep 0.1
+	done
+	tap_check "[ftree, updn] on a torus: loomd brings it up (loom status: subnet UP)" test -n "$up" ||
+		tap_diag "$(tail -n 5 "$tmp/up.log")"
+	tap_check "... loom status: routed with updn, ftree refused it and why" \
+		grep -q '^routing: updn; refused by ftree: not a fat tree: ' "$tmp/up.status" ||
+		tap_diag "$(grep routing "$tmp/up.status")"
+	tap_check "... the log: refused by ftree, routed with updn" \
+		grep -q 'routing: refused by ftree: not a fat tree: .*; routed with updn' "$tmp/up.log" ||
+		tap_diag "$(grep routing "$tmp/up.log")"
+	readback_ok u1 up "[ftree, updn]"
+	sim_signal u1 TERM
+	wait "$bg"
+	sim_stop u1
+else
+	tap_check "[ftree, updn]: simulator starts" false
+fi
 
 # The dry run alone, without a fabric: the same choice and words.
 "$LOOM" route --engine ftree "$topos/torus2d-4x4.topo" >/dev/null 2>"$tmp/dry.err"
