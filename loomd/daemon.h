@@ -18,6 +18,7 @@
 #include "loomd/ctl.h"
 #include "loomd/ha_mirror.h"
 #include "loomd/ha.h"
+#include "loomd/hold.h"
 #include "loomd/loomd.h"
 #include "loomd/sweep.h"
 #include "fabric/mkey.h"
@@ -35,6 +36,7 @@ struct loomd {
 	struct ha_mirror mirror; /* standby: the master's SA state, installed on takeover */
 	bool standby_compared;   /* this standby period compared its routing (ha_plan.h) */
 	struct sweeper sw;
+	struct hold hold; /* requests kept while a worker routes (sweep.h: hold) */
 	struct mkey mkey; /* M_Keys, when the configuration has an mkey: section */
 	bool mkey_on;
 	char mkey_paths[PATH_MAX];

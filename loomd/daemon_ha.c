@@ -215,11 +215,13 @@ bool daemon_ha_turn(struct loomd *d, uint64_t usec)
 	if (h->sm.state == SMP_SM_MASTER)
 		return false; /* elected: the heavy sweep, now */
 	/*
-	 * After a miss the next polls come a quarter interval apart: the master
-	 * still has to miss poll-misses in a row, each waiting its full try, but
-	 * a dead one is found in about one interval less per miss.
+	 * After a miss the next poll goes at once: the master must miss
+	 * sm.poll-misses in a row, over ha_window_us(), before it is lost.
 	 */
-	sd_event_source_set_time(d->sweep_timer, usec + (h->sm.state == SMP_SM_STANDBY &&
-							 h->sm.missed ? ha_confirm_us(h) : h->poll_us));
+	if (h->sm.state == SMP_SM_STANDBY && h->sm.missed)
+		sd_event_now(d->ev, CLOCK_MONOTONIC, &usec);
+	else
+		usec += h->poll_us;
+	sd_event_source_set_time(d->sweep_timer, usec);
 	return true;
 }
