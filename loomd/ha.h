@@ -58,7 +58,8 @@ bool ha_take_model(struct ha *h, struct subnet **sn, struct disc_live *live, uin
  * How long a master must stay silent before a standby declares it lost:
  * from the send of the first poll it missed to the end of the last of
  * sm.poll-misses polls in a row, each one try of ha_try_ms(), the next sent
- * as soon as one is missed. Half a poll interval, 400 ms at least.
+ * as soon as one is missed. Half a poll interval, 800 ms at least (an
+ * OpenSM master busy with a sweep on the simulator missed a 400 ms window).
  *
  * Why that is safe for a live master: loomd answers SMInfo from its loop,
  * and the loop reads its port all the time: between MADs in a sweep (txn),
@@ -73,7 +74,7 @@ bool ha_take_model(struct ha *h, struct subnet **sn, struct disc_live *live, uin
  */
 static inline uint64_t ha_window_us(const struct ha *h)
 {
-	return h->poll_us / 2 > 400000 ? h->poll_us / 2 : 400000;
+	return h->poll_us / 2 > 800000 ? h->poll_us / 2 : 800000;
 }
 /* One poll's one try: the window over poll-misses, 50 ms at least. */
 static inline unsigned ha_try_ms(const struct ha *h)
