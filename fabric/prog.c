@@ -302,7 +302,8 @@ static bool want_port(struct prog *g, uint32_t pi, struct smp_port_set *s)
 			return false;
 		*s = (struct smp_port_set){ .lid = p->lid, .sm_lid = g->o->sm_lid,
 					    .lmc = sw ? 0 : p->lmc,
-					    .subnet_prefix = g->o->subnet_prefix };
+					    .subnet_prefix = g->o->subnet_prefix,
+					    .client_rereg = g->o->client_rereg && !sw };
 	}
 	if (p->num > 0 || !sw) {
 		const struct disc_port *peer;

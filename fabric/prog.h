@@ -84,6 +84,12 @@ struct prog_opts {
 	 */
 	const bool *only;
 	const struct mkey *mkey;       /* M_Keys to set (fabric/mkey.h); NULL: M_Key 0 */
+	/*
+	 * ClientReregister in the PortInfo Set of every CA port (one is sent
+	 * to each): its hosts join, register and subscribe again (a new master
+	 * that does not hold the old one's SA state).
+	 */
+	bool client_rereg;
 };
 
 /* prog_run()'s phases, in order. */

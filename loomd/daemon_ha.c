@@ -54,10 +54,21 @@ static void ha_took_over(struct loomd *d)
 	ha_mirror_cancel(hm);
 	d->sw.takeover = true; /* the ports' LIDs, the old master's, before the map's */
 	if (!hm->have) {
+		d->sw.rereg = true;
 		log_info("SM: master in place of SM 0x%016" PRIx64 "; no mirror of its SA state "
 			 "(no fetch completed while standby): groups, services and subscriptions "
-			 "start empty", d->ha.sm.peer.guid);
+			 "start empty, and every CA port is asked to reregister (ClientReregister)",
+			 d->ha.sm.peer.guid);
 		return;
+	}
+	if (now - hm->when_ms > ha_mirror_max_age_ms(&d->ha)) {
+		d->sw.rereg = true;
+		log_warn("SM: the mirror of SM 0x%016" PRIx64 "'s SA state is %" PRIu64 " ms old, "
+			 "more than %" PRIu64 " ms (twice a poll interval and the confirmation "
+			 "window): its last fetches failed, so joins and registrations since are "
+			 "unknown; installing it, and asking every CA port to reregister "
+			 "(ClientReregister)", d->ha.sm.peer.guid, now - hm->when_ms,
+			 ha_mirror_max_age_ms(&d->ha));
 	}
 	r = sa_mirror_install(&hm->m, d->sw.mcast, &d->sa.svc, &d->sa.ev, sn, now, &st);
 	log_info("SM: master in place of SM 0x%016" PRIx64 "; installed its SA state as mirrored "

@@ -84,6 +84,21 @@ static inline unsigned ha_try_ms(const struct ha *h)
 	return t > 50 ? (unsigned)t : 50;
 }
 /*
+ * The oldest mirror of the master's SA state (ha_mirror.h) a takeover
+ * trusts alone. A fetch follows every poll the master answers, so the
+ * mirror a takeover installs is at most one poll interval, the window and
+ * a fetch old (3 s at the defaults) when the master really failed. Twice
+ * that (6 s) means at least one more fetch failed: the master's SA did not
+ * answer us, and whatever joined, registered or subscribed since is not in
+ * the mirror. Older (or no mirror at all): the first sweep sets
+ * ClientReregister on every CA port, so that the hosts register again
+ * (IBA 14.4.11), as OpenSM does at every failover.
+ */
+static inline uint64_t ha_mirror_max_age_ms(const struct ha *h)
+{
+	return 2 * (h->poll_us + ha_window_us(h)) / 1000;
+}
+/*
  * Standby that outranks its master: trap 144 (SM priority changed) to the
  * master's LID, as a port's SM does when it rises (IBA 14.4.1), so that
  * the master's next sweep finds this SM and hands over. 0 or -errno.

@@ -183,7 +183,8 @@ static int program(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 				.pkeys = plan->have_pkeys ? &plan->pkeys : NULL,
 				.qos = s->takeover ? NULL : plan->qos,
 				.qos_knobs = plan->qos && plan->qos == plan->config,
-				.mcast = s->mcast, .only = s->only, .mkey = s->o.mkey };
+				.mcast = s->mcast, .only = s->only, .mkey = s->o.mkey,
+				.client_rereg = s->rereg };
 	int r;
 
 	if (!po.subnet_prefix)
@@ -334,7 +335,7 @@ int sweep_apply(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 	s->plan = plan;
 	st->up = s->up = !st->why_not[0];
 	if (s->up)
-		s->takeover = false;
+		s->takeover = s->rereg = false;
 	return 0;
 }
 

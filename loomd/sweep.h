@@ -92,6 +92,12 @@ struct sweeper {
 	 * UP, the LIDs the ports hold (the old master's) win over the map's.
 	 */
 	bool takeover;
+	/*
+	 * ... and its mirror of the old master's SA state was missing or too
+	 * old (daemon_ha.c): until a heavy sweep reaches SUBNET UP, every CA
+	 * port's PortInfo Set carries ClientReregister.
+	 */
+	bool rereg;
 	uint32_t sample_next; /* the next port a light sweep checks for MasterSMLID */
 	/*
 	 * LIDs and routes are computed on a worker thread while this thread
