@@ -26,7 +26,7 @@ G1=ff12:601b:ffff::4e01
 G2=ff12:601b:ffff::4e02
 
 need_tools ibsim saquery dump_mfts
-need_rig librmpp_shim.so librmpp_tail.so mcjoin saservice sasub
+need_rig librmpp_shim.so librmpp_tail.so mcjoin saservice sasub stucksm
 # Both SMs and every client under the RMPP shim: GetTable answers span segments.
 export SIM_RMPP=1
 
@@ -164,4 +164,24 @@ tap_check "... of trap 64, naming Hca3's port ($g3), back in service" \
 	grep -qiE "^report trap 64 .* guid 0x0*${g3#0x} " "$tmp/r64.out"
 tap_diag "$(cat "$tmp/r64.out" "$tmp/r64.err")"
 ha_stop TERM B
+
+# A master whose agent answers SMInfo with an ActCount that stands still and
+# that has no SA (tests/rig/stucksm, priority 15): D stands by, finds it
+# stuck, takes over without a mirror, and asks every CA port to reregister.
+SIM_SET_ISSM=1 sim_run F --timeout 90 --host "$HA" --out "$tmp/stuck.out" "$rig/stucksm" \
+	-p 15 -t 60 -g "$(at "$HA" ibstat -p 2>/dev/null | head -n 1)" &
+wait_log "$tmp/stuck.out" '^ready' 100
+ha_conf D 5 "$POLL_MS"
+ha_loomd D "$HB"
+tap_check "D (priority 5) stands by under the stuck SM (priority 15)" \
+	ha_wait_log D 'DISCOVERING -> STANDBY: master SM' 30 || tap_diag "$(tail -n 5 "$tmp/D.log")"
+tap_check "D: its ActCount stands still: taken as stuck, D takes over" \
+	ha_wait_log D 'taken as stuck' 30 || tap_diag "$(grep 'SM' "$tmp/D.log" | tail -n 5)"
+tap_check "... with no mirror (no SA answered): every CA port asked to reregister" \
+	ha_wait_log D 'no mirror of its SA state .* reregister \(ClientReregister\)' 30
+tap_check "D: SUBNET UP" ha_wait_log D 'SUBNET UP' 30 || tap_diag "$(tail -n 5 "$tmp/D.log")"
+first=$(grep 'sweep [0-9]* (heavy)' "$tmp/D.log" | head -n 1)
+tap_diag "D's first sweep as master: $first"
+tap_check "... sending 0 LFT blocks" grep -q '(0 LFT blocks' <<<"$first"
+ha_stop TERM D
 tap_done
