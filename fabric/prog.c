@@ -474,7 +474,7 @@ int prog_run(struct txn *x, const struct subnet *sn, struct disc_live *live,
 	}
 	if (r == 0 && o->pkeys)
 		r = phase(&g, PROG_PH_PKEY, prog_program_pkeys);
-	if (r == 0 && o->qos)
+	if (r == 0 && o->qos && !o->qos_tables_later)
 		r = phase(&g, PROG_PH_QOS, prog_program_qos);
 	if (r == 0 && o->mcast)
 		r = phase(&g, PROG_PH_MFT, prog_program_mfts);

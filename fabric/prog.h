@@ -90,6 +90,12 @@ struct prog_opts {
 	 * that does not hold the old one's SA state).
 	 */
 	bool client_rereg;
+	/*
+	 * qos set, but its SL-to-VL and VL arbitration tables neither read nor
+	 * sent in this pass (OperationalVLs still follows qos): a takeover's
+	 * first pass, whose tables the next pass checks.
+	 */
+	bool qos_tables_later;
 };
 
 /* prog_run()'s phases, in order. */

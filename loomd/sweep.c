@@ -81,7 +81,6 @@ static void not_up(struct sweep_stats *st, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The plan for sn (its LIDs assigned, the guid2lid file saved): 0 or -errno. */
 struct plan_job {
 	struct subnet *sn;
 	struct lid_map *lids;
@@ -127,6 +126,7 @@ static int plan_run(struct sweeper *s, struct subnet *sn, const struct plan_opts
 	return r < 0 ? r : j.r;
 }
 
+/* The plan for sn (its LIDs assigned, the guid2lid file saved): 0 or -errno. */
 static int plan_sweep(struct sweeper *s, struct subnet *sn, const struct disc_live *live,
 		      struct plan *plan, struct sweep_stats *st, struct diag *msgs)
 {
@@ -181,22 +181,22 @@ static int program(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 				.subnet_prefix = s->o.subnet_prefix ? s->o.subnet_prefix :
 						 sn->subnet_prefix,
 				.pkeys = plan->have_pkeys ? &plan->pkeys : NULL,
-				.qos = s->takeover ? NULL : plan->qos,
-				.qos_knobs = plan->qos && plan->qos == plan->config,
+				.qos = plan->qos, .qos_knobs = plan->qos && plan->qos == plan->config,
 				.mcast = s->mcast, .only = s->only, .mkey = s->o.mkey,
-				.client_rereg = s->rereg };
+				.client_rereg = s->rereg, .qos_tables_later = s->takeover };
 	int r;
 
 	if (!po.subnet_prefix)
 		po.subnet_prefix = 0xfe80000000000000ULL; /* IBA 4.1.1: the default GID prefix */
 	/*
-	 * A takeover: the ports' MasterSMLID, the LFTs (read back: 0 blocks
-	 * sent on an unchanged fabric), P_Keys and MFTs now; the QoS tables,
+	 * A takeover: the ports' MasterSMLID (their OperationalVLs as the
+	 * QoS classes say), the LFTs (read back: 0 blocks sent on an unchanged
+	 * fabric), P_Keys and MFTs now; the SL-to-VL and VL arbitration tables,
 	 * which the old master set and which only a read of every switch port
-	 * pair can check (77,760 SMPs, 0.65 s of a 648-host tree's 0.7 s),
-	 * by a heavy sweep right after this one (st->qos_deferred).
+	 * pair can check (77,760 SMPs, 0.65 s of a 648-host tree's 0.7 s), by
+	 * a heavy sweep right after this one (st->qos_deferred).
 	 */
-	st->qos_deferred = plan->qos && !po.qos;
+	st->qos_deferred = plan->qos && po.qos_tables_later;
 	r = prog_run(s->x, sn, live, &plan->routes, &po, s->cache, &prep);
 	copy_msgs(msgs, &prep.msgs, "programming");
 	memcpy(st->phase_ms, prep.phase_ms, sizeof(st->phase_ms));
