@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/cleanup.h"
 #include "config/config.h"
@@ -301,7 +302,8 @@ static bool want_port(struct prog *g, uint32_t pi, struct smp_port_set *s)
 			return false;
 		*s = (struct smp_port_set){ .lid = p->lid, .sm_lid = g->o->sm_lid,
 					    .lmc = sw ? 0 : p->lmc,
-					    .subnet_prefix = g->o->subnet_prefix };
+					    .subnet_prefix = g->o->subnet_prefix,
+					    .client_rereg = g->o->client_rereg && !sw };
 	}
 	if (p->num > 0 || !sw) {
 		const struct disc_port *peer;
@@ -430,12 +432,28 @@ static void count_active(struct prog *g)
 
 /* ---- the phases (2, the switches' LFTs, is prog_lft.c) --------------------------- */
 
-static int phase(struct prog *g, void (*fn)(struct prog *g))
+const char *const prog_phase_name[PROG_PHASES] = {
+	[PROG_PH_PORTS] = "ports", [PROG_PH_LFT] = "LFTs", [PROG_PH_PKEY] = "P_Keys",
+	[PROG_PH_QOS] = "QoS",     [PROG_PH_MFT] = "MFTs", [PROG_PH_ACTIVE] = "activation",
+};
+
+static uint64_t mono_ms(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int phase(struct prog *g, enum prog_phase ph, void (*fn)(struct prog *g))
+{
+	uint64_t t0 = mono_ms(), sent0 = txn_stats(g->x)->sent;
 	int r;
 
 	fn(g);
 	r = txn_run(g->x, -1);
+	g->rep->phase_ms[ph] += (unsigned)(mono_ms() - t0);
+	g->rep->phase_smps[ph] += txn_stats(g->x)->sent - sent0;
 	return g->err ? g->err : r;
 }
 
@@ -447,24 +465,24 @@ int prog_run(struct txn *x, const struct subnet *sn, struct disc_live *live,
 			  .rep = rep };
 	int r;
 
-	r = phase(&g, configure_ports);
+	r = phase(&g, PROG_PH_PORTS, configure_ports);
 	if (r == 0) {
 		g.rerouted = calloc(PROG_LID_SPACE, 1);
-		r = g.rerouted ? phase(&g, prog_program_lfts) : -ENOMEM;
+		r = g.rerouted ? phase(&g, PROG_PH_LFT, prog_program_lfts) : -ENOMEM;
 		free(g.rerouted);
 		g.rerouted = NULL;
 	}
 	if (r == 0 && o->pkeys)
-		r = phase(&g, prog_program_pkeys);
-	if (r == 0 && o->qos)
-		r = phase(&g, prog_program_qos);
+		r = phase(&g, PROG_PH_PKEY, prog_program_pkeys);
+	if (r == 0 && o->qos && !o->qos_tables_later)
+		r = phase(&g, PROG_PH_QOS, prog_program_qos);
 	if (r == 0 && o->mcast)
-		r = phase(&g, prog_program_mfts);
+		r = phase(&g, PROG_PH_MFT, prog_program_mfts);
 	if (g.mft)
 		mcast_want_free(g.mft);
 	free(g.mft);
 	if (r == 0)
-		r = phase(&g, activate_ports);
+		r = phase(&g, PROG_PH_ACTIVE, activate_ports);
 	if (r == 0)
 		count_active(&g);
 	return r;
@@ -477,7 +495,7 @@ int prog_mft_run(struct txn *x, const struct subnet *sn, struct disc_live *live,
 	struct prog g = { .x = x, .sn = sn, .live = live, .ro = ro, .o = &o, .rep = rep };
 	int r;
 
-	r = phase(&g, prog_program_mfts);
+	r = phase(&g, PROG_PH_MFT, prog_program_mfts);
 	if (g.mft)
 		mcast_want_free(g.mft);
 	free(g.mft);

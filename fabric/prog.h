@@ -85,7 +85,31 @@ struct prog_opts {
 	 */
 	const bool *only;
 	const struct mkey *mkey;       /* M_Keys to set (fabric/mkey.h); NULL: M_Key 0 */
+	/*
+	 * ClientReregister in the PortInfo Set of every CA port (one is sent
+	 * to each): its hosts join, register and subscribe again (a new master
+	 * that does not hold the old one's SA state).
+	 */
+	bool client_rereg;
+	/*
+	 * qos set, but its SL-to-VL and VL arbitration tables neither read nor
+	 * sent in this pass (OperationalVLs still follows qos): a takeover's
+	 * first pass, whose tables the next pass checks.
+	 */
+	bool qos_tables_later;
 };
+
+/* prog_run()'s phases, in order. */
+enum prog_phase {
+	PROG_PH_PORTS,    /* PortInfo: LIDs, MasterSMLID, MTU, VLs, arming */
+	PROG_PH_LFT,      /* SwitchInfo and LFT blocks (read back where not cached) */
+	PROG_PH_PKEY,
+	PROG_PH_QOS,
+	PROG_PH_MFT,
+	PROG_PH_ACTIVE,   /* ARMED -> ACTIVE */
+	PROG_PHASES
+};
+extern const char *const prog_phase_name[PROG_PHASES];
 
 /* What one programming pass sent, and what did not take. */
 struct prog_report {
@@ -111,6 +135,9 @@ struct prog_report {
 	unsigned mft_blocks; /* MFT blocks sent */
 	unsigned failed;     /* requests refused or unanswered */
 	unsigned mkey_foreign; /* nodes holding another SM's M_Key: left alone */
+	/* Each phase's time and SMPs (retries included), for where a pass spends it. */
+	unsigned phase_ms[PROG_PHASES];
+	uint64_t phase_smps[PROG_PHASES];
 	struct diag msgs;    /* start it with .limit = PROG_MAX_MSGS */
 };
 

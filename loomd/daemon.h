@@ -18,6 +18,7 @@
 #include "loomd/ctl.h"
 #include "loomd/ha_mirror.h"
 #include "loomd/ha.h"
+#include "loomd/hold.h"
 #include "loomd/loomd.h"
 #include "loomd/sweep.h"
 #include "fabric/mkey.h"
@@ -37,6 +38,7 @@ struct loomd {
 	uint64_t links_taken_ms; /* links.when_ms of the fetch last put into the M_Keys */
 	bool standby_compared;   /* this standby period compared its routing (ha_plan.h) */
 	struct sweeper sw;
+	struct hold hold; /* requests kept while a worker routes (sweep.h: hold) */
 	struct mkey mkey; /* M_Keys, when the configuration has an mkey: section */
 	bool mkey_on;
 	char mkey_paths[PATH_MAX];

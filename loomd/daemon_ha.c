@@ -56,10 +56,21 @@ static void ha_took_over(struct loomd *d)
 	ha_mirror_cancel(hm);
 	d->sw.takeover = true; /* the ports' LIDs, the old master's, before the map's */
 	if (!hm->have) {
+		d->sw.rereg = true;
 		log_info("SM: master in place of SM 0x%016" PRIx64 "; no mirror of its SA state "
 			 "(no fetch completed while standby): groups, services and subscriptions "
-			 "start empty", d->ha.sm.peer.guid);
+			 "start empty, and every CA port is asked to reregister (ClientReregister)",
+			 d->ha.sm.peer.guid);
 		return;
+	}
+	if (now - hm->when_ms > ha_mirror_max_age_ms(&d->ha)) {
+		d->sw.rereg = true;
+		log_warn("SM: the mirror of SM 0x%016" PRIx64 "'s SA state is %" PRIu64 " ms old, "
+			 "more than %" PRIu64 " ms (twice a poll interval and the confirmation "
+			 "window): its last fetches failed, so joins and registrations since are "
+			 "unknown; installing it, and asking every CA port to reregister "
+			 "(ClientReregister)", d->ha.sm.peer.guid, now - hm->when_ms,
+			 ha_mirror_max_age_ms(&d->ha));
 	}
 	r = sa_mirror_install(&hm->m, d->sw.mcast, &d->sa.svc, &d->sa.ev, sn, now, &st);
 	log_info("SM: master in place of SM 0x%016" PRIx64 "; installed its SA state as mirrored "
@@ -281,11 +292,13 @@ bool daemon_ha_turn(struct loomd *d, uint64_t usec)
 	if (h->sm.state == SMP_SM_MASTER)
 		return false; /* elected: the heavy sweep, now */
 	/*
-	 * After a miss the next polls come a quarter interval apart: the master
-	 * still has to miss poll-misses in a row, each waiting its full try, but
-	 * a dead one is found in about one interval less per miss.
+	 * After a miss the next poll goes at once: the master must miss
+	 * sm.poll-misses in a row, over ha_window_us(), before it is lost.
 	 */
-	sd_event_source_set_time(d->sweep_timer, usec + (h->sm.state == SMP_SM_STANDBY &&
-							 h->sm.missed ? ha_confirm_us(h) : h->poll_us));
+	if (h->sm.state == SMP_SM_STANDBY && h->sm.missed)
+		sd_event_now(d->ev, CLOCK_MONOTONIC, &usec);
+	else
+		usec += h->poll_us;
+	sd_event_source_set_time(d->sweep_timer, usec);
 	return true;
 }

@@ -62,6 +62,31 @@ static void log_sweep(struct loomd *d, const struct sweep_stats *st, bool say)
 						.ms = st->ms, .smps = st->smps });
 }
 
+/*
+ * Where a heavy sweep's time went: at info for the first sweep as master
+ * after a takeover (what a failover costs), at debug otherwise.
+ */
+static void log_phases(const struct sweep_stats *st, bool takeover)
+{
+	char line[512];
+	int n;
+
+	if (!st->heavy)
+		return;
+	n = snprintf(line, sizeof(line), "discovery %u ms, LIDs and routes %u ms", st->disc_ms,
+		     st->plan_ms);
+	for (unsigned i = 0; i < PROG_PHASES && n > 0 && (size_t)n < sizeof(line); i++)
+		if (st->phase_smps[i] || st->phase_ms[i])
+			n += snprintf(line + n, sizeof(line) - (size_t)n, ", %s %u ms (%" PRIu64
+				      " SMPs)", prog_phase_name[i], st->phase_ms[i],
+				      st->phase_smps[i]);
+	if (takeover)
+		log_info("takeover sweep: %s%s", line, st->qos_deferred ?
+			 "; QoS tables: checked by a heavy sweep now" : "");
+	else
+		log_debug("heavy sweep: %s", line);
+}
+
 /* What the sweep did about the events it named: one line for all of them. */
 static void log_handled(const struct loomd *d, const struct sweep_stats *st)
 {
@@ -94,6 +119,7 @@ static void notify_status(const struct loomd *d)
 int daemon_heavy(struct loomd *d, struct sweep_stats *st)
 {
 	struct diag msgs = { .limit = 200 };
+	bool takeover;
 	int r;
 
 	d->agent.resweep = false;
@@ -101,6 +127,7 @@ int daemon_heavy(struct loomd *d, struct sweep_stats *st)
 	if (d->agent.heavy_asked)
 		d->sw.force_heavy = true;
 	d->agent.heavy_asked = false;
+	takeover = d->sw.takeover;
 	r = sweep_event(&d->sw, st, &msgs);
 	daemon_log_msgs(&msgs);
 	diag_free(&msgs);
@@ -116,6 +143,11 @@ int daemon_heavy(struct loomd *d, struct sweep_stats *st)
 		log_info("event: %u more not shown", d->sw.events.dropped);
 	log_handled(d, st);
 	log_sweep(d, st, true);
+	log_phases(st, takeover);
+	if (st->qos_deferred) { /* the rest of the takeover, at the next turn of the loop */
+		d->agent.resweep = true;
+		d->sw.force_heavy = true;
+	}
 	snprintf(d->why_not, sizeof(d->why_not), "%s", st->up ? "" : st->why_not);
 	sa_set_view(&d->sa, &(struct sa_view){ .sn = d->sw.sn, .live = &d->sw.live,
 					       .plan = &d->sw.plan, .lfts = d->sw.cache,
@@ -231,8 +263,8 @@ int daemon_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 	notify_status(d);
 	d->next_sweep = usec + (uint64_t)d->o.sweep_ms * 1000;
 	sd_event_source_set_time(s, sweep_next_us(&d->sw, usec, d->next_sweep));
-	if (d->ha_on && d->ha.sm.state != SMP_SM_MASTER)
-		sd_event_source_set_time(s, usec); /* handed over: stand by from now */
+	if ((d->ha_on && d->ha.sm.state != SMP_SM_MASTER) || (st.heavy && st.qos_deferred))
+		sd_event_source_set_time(s, usec); /* handed over, or a takeover's rest: now */
 	else if (d->ha_on && d->ha.sm.handing_over)
 		daemon_timer_at(d, d->ha.ack_due_us);
 	return 0;

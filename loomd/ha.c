@@ -310,16 +310,13 @@ unsigned ha_poll(struct ha *h)
 		return 0;
 	h->polls++;
 	/*
-	 * One try that gives up within the poll interval (at most as long as a
-	 * sweep's MAD would try): polls keep their cadence, and sm.poll-misses
-	 * in a row, not the MAD layer's retries, say the master is gone.
+	 * One try of ha_try_ms(): a miss only starts the confirmation, and
+	 * sm.poll-misses of them in a row, sent back to back, span the
+	 * window a live master never stays silent for (ha.h: ha_window_us).
 	 */
 	struct txn_opts o;
-	uint64_t poll_ms = h->poll_us / 1000, tmo;
 
-	txn_set_timeout(h->x, 1, 0, &o);
-	tmo = (uint64_t)o.timeout_ms * (o.retries + 1);
-	txn_set_timeout(h->x, (unsigned)(poll_ms < tmo ? poll_ms * 3 / 4 : tmo), 0, NULL);
+	txn_set_timeout(h->x, ha_try_ms(h), 0, &o);
 	r = sminfo_io(h, h->sn, &h->live, h->sm.peer.guid, &q, &got);
 	txn_set_timeout(h->x, o.timeout_ms, o.retries, NULL);
 	if (r == 0 && got.guid == h->sm.peer.guid)

@@ -69,10 +69,54 @@ unsigned ha_discover(struct ha *h);
  */
 bool ha_take_model(struct ha *h, struct subnet **sn, struct disc_live *live, uint64_t *smps,
 		   unsigned *ms);
-/* After a missed poll, the wait before the next: a quarter interval, 100 ms at least. */
-static inline uint64_t ha_confirm_us(const struct ha *h)
+/*
+ * How long a master must stay silent before a standby declares it lost:
+ * from the send of the first poll it missed to the end of the last of
+ * sm.poll-misses polls in a row, each one try of ha_try_ms(), the next sent
+ * as soon as one is missed. Half a poll interval, 800 ms at least (an
+ * OpenSM master busy with a sweep on the simulator missed a 400 ms window).
+ *
+ * Why that is safe for a live master: loomd answers SMInfo from its loop, and
+ * the loop reads its port all the time: between MADs in a sweep (txn), and
+ * while LIDs and routes are computed (a vlayered 16^3 torus routes for 2 s,
+ * longer than the window), beside the worker that computes them (sweep.h:
+ * hold). Measured on a 14^3 torus (vlayered, 1 s of routing a heavy sweep), a
+ * standby polling every 200 ms: before the worker, each heavy sweep of the
+ * master cost 3 misses in a row and a false "lost"; with it, none in two heavy
+ * sweeps (on an overloaded machine, where the same sweep took 19 s, polls
+ * still waited in the simulator's queue past the window; the discovery after
+ * the "lost" found the master and stood by again). What it does on its loop alone (one SA answer, one file written)
+ * takes milliseconds: a poll waiting in its queue meanwhile is answered late,
+ * but within its try. A master silent for the whole window is dead, hung or
+ * cut off; a takeover of a merely stopped one is still harmless: once it runs
+ * again the two see each other's MASTER state and the lower one hands over
+ * (IBA 14.4).
+ */
+static inline uint64_t ha_window_us(const struct ha *h)
 {
-	return h->poll_us / 4 > 100000 ? h->poll_us / 4 : 100000;
+	return h->poll_us / 2 > 800000 ? h->poll_us / 2 : 800000;
+}
+/* One poll's one try: the window over poll-misses, 50 ms at least. */
+static inline unsigned ha_try_ms(const struct ha *h)
+{
+	uint64_t t = ha_window_us(h) / 1000 / (h->sm.poll_misses ? h->sm.poll_misses : 1);
+
+	return t > 50 ? (unsigned)t : 50;
+}
+/*
+ * The oldest mirror of the master's SA state (ha_mirror.h) a takeover
+ * trusts alone. A fetch follows every poll the master answers, so the
+ * mirror a takeover installs is at most one poll interval, the window and
+ * a fetch old (3 s at the defaults) when the master really failed. Twice
+ * that (6 s) means at least one more fetch failed: the master's SA did not
+ * answer us, and whatever joined, registered or subscribed since is not in
+ * the mirror. Older (or no mirror at all): the first sweep sets
+ * ClientReregister on every CA port, so that the hosts register again
+ * (IBA 14.4.11), as OpenSM does at every failover.
+ */
+static inline uint64_t ha_mirror_max_age_ms(const struct ha *h)
+{
+	return 2 * (h->poll_us + ha_window_us(h)) / 1000;
 }
 /*
  * Standby that outranks its master: trap 144 (SM priority changed) to the

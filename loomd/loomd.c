@@ -173,12 +173,35 @@ static int sa_send(void *arg, const uint8_t *mad, size_t len, const struct mad_a
 }
 
 /* Requests to us: SA queries to the SA, SMPs (SMInfo, Traps) to the SM's agent. */
+static void on_request(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from);
+
+/* sweep.h's hold: on while a worker routes; off hands back what was kept. */
+static void on_hold(void *arg, bool on)
+{
+	struct loomd *d = arg;
+	unsigned dropped = d->hold.dropped;
+
+	d->hold.on = on;
+	if (on)
+		return;
+	hold_replay(&d->hold, on_request, d);
+	if (dropped)
+		log_warn("%u requests dropped while routing ran (more than %u kept); their senders "
+			 "retry", dropped, HOLD_MAX);
+}
+
 static void on_request(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)
 {
 	struct loomd *d = arg;
 	int r;
 
 	bool master = !d->ha_on || d->agent.state == SMP_SM_MASTER;
+
+	/* Routing on a worker: SMInfo Gets answered now, the rest kept for after. */
+	if (d->hold.on && !hold_is_sminfo_get(mad, len)) {
+		(void)hold_keep(&d->hold, mad, len, from);
+		return;
+	}
 
 	/* An RMPP answer, whole (the long hook): the standby's GetTable of the master's SA. */
 	if (from && from->agent == MAD_AGENT_SA && len >= 4 && (mad[3] & 0x80)) {
@@ -459,6 +482,8 @@ static int setup(struct loomd *d, struct startguard *g)
 	/* SA requests longer than a MAD (RMPP: MultiPathRecords) bypass txn's MAD-sized reads. */
 	mad_umad_set_long_hook(d->u, on_request, d);
 	r = sweeper_init(&d->sw, d->x, &d->agent, &so, &msgs);
+	d->sw.hold = on_hold;
+	d->sw.hold_arg = d;
 	sa_init(&d->sa, sa_send, d, sa_sm_info, d);
 	sa_set_others(&d->sa, sa_sm_others, d);
 	if (r == 0) {

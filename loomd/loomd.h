@@ -19,7 +19,9 @@
  *   reload.c      SIGHUP and `loom reload`: the file read again (daemon.h:
  *                 struct loomd, the daemon's one state)
  *   check.c       --check-config: the file under the options, checked and printed
- *   sweep.c       heavy and light sweeps: discover, plan_build(), program (sweep.h)
+ *   sweep.c       heavy and light sweeps: discover, plan_build() (on a worker), program
+ *                 (sweep.h)
+ *   hold.c        requests kept while the worker routes, SMInfo Gets answered (hold.h)
  *   sweep_targeted.c  after a trap 128 or a light sweep's change: only the part the
  *                 event can have changed read (fabric/disc_part.c), else a heavy one
  *   agent.c       the SM's own agent: SMInfo and Traps answered, mid-sweep too

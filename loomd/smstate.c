@@ -90,7 +90,7 @@ static void go(struct smstate *s, uint8_t to, const char *fmt, ...)
 	if (to != SMP_SM_MASTER)
 		s->handing_over = s->acked = false;
 	if (to != SMP_SM_DISCOVERING)
-		s->lost_master = false;
+		s->lost_master = s->stuck = false;
 }
 
 static void unexpected(struct smstate *s, const struct sm_ev *ev)
@@ -130,6 +130,19 @@ static unsigned discovered(struct smstate *s, const struct sm_ev *ev)
 
 		if (p->guid == s->guid || !smstate_key_ok(s, p))
 			continue;
+		/*
+		 * The master we lost because its ActCount stood still, answering
+		 * with the same count: its agent lives, its loop does not. Standing
+		 * by for it again would wait on it forever. (A master lost to
+		 * missed polls that answers now, its count moved, is stood by
+		 * for: it was slow, not gone.)
+		 */
+		if (s->lost_master && s->stuck && p->guid == s->peer.guid &&
+		    p->act_count == s->peer.act_count) {
+			log_info("SM: SM 0x%016" PRIx64 " still shows MASTER with ActCount %" PRIu32
+				 ", as at our last polls: taken as stuck", p->guid, p->act_count);
+			continue;
+		}
 		if (p->state == SMP_SM_MASTER &&
 		    (!master || smstate_outranks(p->priority, p->guid, master->priority,
 						 master->guid)))
@@ -279,7 +292,7 @@ static unsigned polled(struct smstate *s, const struct sm_ev *ev)
 	s->peer = *p;
 	if (s->stale < s->poll_misses)
 		return 0;
-	s->lost_master = true;
+	s->lost_master = s->stuck = true;
 	go(s, SMP_SM_DISCOVERING, "master 0x%016" PRIx64 " answers but its ActCount %" PRIu32
 	   " has not moved in %u polls", p->guid, p->act_count, s->stale);
 	return SMA_DISCOVER;

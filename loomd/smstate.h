@@ -69,6 +69,7 @@ struct smstate {
 	unsigned missed, stale; /* polls in a row: unanswered; answered, ActCount unchanged */
 	bool handing_over, acked;
 	bool lost_master; /* DISCOVERING because the master failed: MASTER is a takeover */
+	bool stuck;       /* ... because its ActCount stood still (peer: its last answer) */
 	bool took_over;   /* master in place of a failed master (sticky keeps it) */
 	uint64_t transitions, refused, ignored_keys;
 	char why[160];    /* the last transition's reason, for `loom status` */

@@ -94,7 +94,23 @@ struct sweeper {
 	 * UP, the LIDs the ports hold (the old master's) win over the map's.
 	 */
 	bool takeover;
+	/*
+	 * ... and its mirror of the old master's SA state was missing or too
+	 * old (daemon_ha.c): until a heavy sweep reaches SUBNET UP, every CA
+	 * port's PortInfo Set carries ClientReregister.
+	 */
+	bool rereg;
 	uint32_t sample_next; /* the next port a light sweep checks for MasterSMLID */
+	/*
+	 * LIDs and routes are computed on a worker thread while this thread
+	 * keeps reading the port: hold(arg, true) before, (arg, false) after.
+	 * The owner answers SMInfo Gets in between (a standby's poll must not
+	 * find a live master silent for a long routing run) and keeps every
+	 * other request until then (they would read what the worker writes).
+	 * NULL: routing on this thread, nothing read meanwhile.
+	 */
+	void (*hold)(void *arg, bool on);
+	void *hold_arg;
 	unsigned mkey_foreign; /* the last heavy sweep: nodes with another SM's M_Key */
 };
 
@@ -112,6 +128,11 @@ struct sweep_stats {
 	unsigned mft_blocks;  /* of the changes: MFT blocks sent */
 	uint64_t smps;    /* SMPs sent by this sweep, retries included */
 	unsigned ms;
+	/* heavy: where the time went (discovery's SMPs are smps less the phases') */
+	unsigned disc_ms, plan_ms;
+	bool qos_deferred; /* a takeover's sweep: QoS tables left to a heavy sweep at once */
+	unsigned phase_ms[PROG_PHASES];
+	uint64_t phase_smps[PROG_PHASES];
 	bool up;
 	char why_not[160]; /* why the sweep did not reach SUBNET UP */
 	/* light: sampled ports whose MasterSMLID is not ours; the first, and what it had */

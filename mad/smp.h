@@ -146,6 +146,11 @@ struct smp_port_set {
 	uint8_t vl_stall;      /* PortInfo:VLStallCount, 0-7 */
 	uint64_t subnet_prefix;
 	/*
+	 * IBA 14.2.5.6: ClientReregister: the port's clients register with the
+	 * SA again (multicast joins, services, subscriptions), IBA 14.4.11.
+	 */
+	bool client_rereg;
+	/*
 	 * IBA 14.2.4: with mkey, the Set writes M_Key, M_KeyProtectBits and
 	 * M_KeyLeasePeriod; without, M_Key 0 as always. mkey_match: the port
 	 * holds them (a CA port, switch port 0), so a match compares them.

@@ -38,6 +38,8 @@ static void apply_port(ib_port_info_t *w, const struct smp_port_set *s)
 		ib_port_info_set_hoq_lifetime(w, s->hoq_life);
 	if (s->knobs & SMP_KNOB_STALL)
 		ib_port_info_set_vl_stall_count(w, s->vl_stall);
+	if (s->client_rereg)
+		ib_port_info_set_client_rereg(w, 1);
 }
 
 uint8_t smp_port_info_knobs_dropped(const uint8_t sent[SMP_DATA_SIZE],

@@ -473,6 +473,27 @@ int txn_drain(struct txn *x)
 	}
 }
 
+int txn_wait(struct txn *x, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = x->ops->fd(x->t), .events = POLLIN };
+	int r, wait = txn_next_timeout(x);
+
+	if (wait < 0 || wait > timeout_ms)
+		wait = timeout_ms;
+	r = poll(&pfd, 1, wait);
+	if (r < 0 && errno != EINTR)
+		return -errno;
+	if (r > 0 && (pfd.revents & (POLLERR | POLLNVAL)))
+		return -EIO;
+	if (r > 0) {
+		r = txn_drain(x);
+		if (r < 0)
+			return r;
+	}
+	txn_tick(x);
+	return 0;
+}
+
 int txn_run(struct txn *x, int timeout_ms)
 {
 	uint64_t end = timeout_ms < 0 ? UINT64_MAX : mono_ms(NULL) + (uint64_t)timeout_ms;

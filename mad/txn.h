@@ -107,6 +107,12 @@ void txn_tick(struct txn *x);
 /* Milliseconds until the next deadline, -1 if nothing is in flight. */
 int txn_next_timeout(struct txn *x);
 bool txn_idle(const struct txn *x);
+/*
+ * Wait up to timeout_ms for the transport and take what it has (the hooks
+ * see it; retries due are sent): the loop of a caller waiting on something
+ * else, such as a worker thread. 0 or -errno.
+ */
+int txn_wait(struct txn *x, int timeout_ms);
 /* Run until idle (0), or timeout_ms passed (-ETIMEDOUT; < 0: no limit), or -errno. */
 int txn_run(struct txn *x, int timeout_ms);
 

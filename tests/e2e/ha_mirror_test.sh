@@ -26,7 +26,7 @@ G1=ff12:601b:ffff::4e01
 G2=ff12:601b:ffff::4e02
 
 need_tools ibsim saquery dump_mfts
-need_rig librmpp_shim.so librmpp_tail.so mcjoin saservice sasub
+need_rig librmpp_shim.so librmpp_tail.so mcjoin saservice sasub stucksm
 # Both SMs and every client under the RMPP shim: GetTable answers span segments.
 export SIM_RMPP=1
 
@@ -84,6 +84,13 @@ at "$HC" "$rig/saservice" --timeout 3000 --id 0x10e50 --name loom.ha.a --lease 6
 tap_is "Hca2 registers loom.ha.a" "$?" 0
 at Hca3 "$rig/sasub" --timeout 3000 --no-wait --trap 64 >/dev/null
 tap_is "Hca3 subscribes to trap 64" "$?" 0
+# Hca2 subscribes to trap 64 through A too, and stays to receive a Report
+# (--issm: on ibsim a Report goes only to the port's issm holder).
+sim_run F --host "$HC" --timeout 150 "$rig/sasub" --issm --timeout 3000 --trap 64 \
+	--wait 120000 >"$tmp/r64.out" 2>"$tmp/r64.err" &
+r64=$!
+tap_check "Hca2 subscribes to trap 64 through A and waits for Reports" \
+	wait_log "$tmp/r64.out" '^subscribed' || tap_diag "$(cat "$tmp/r64.err")"
 sleep 2 # the multicast pass programs the MFTs
 sa_state before
 tap_check "before: saquery -g lists $G1 and $G2" \
@@ -103,8 +110,8 @@ tap_check "C (LMC 1 under a master with LMC 0): says its configuration differs" 
 	tap_diag "$(grep -E 'standby|STANDBY' "$tmp/C.log")"
 tap_diag "$(grep -o 'as master it would.*' "$tmp/C.log")"
 ha_stop TERM C
-tap_check "B mirrors them (groups, 1 service, 1 subscription)" \
-	ha_wait_log B "mirrored the master's SA state: [0-9]+ groups, 1 services, 1 subscriptions" 20 ||
+tap_check "B mirrors them (groups, 1 service, 2 subscriptions)" \
+	ha_wait_log B "mirrored the master's SA state: [0-9]+ groups, 1 services, 2 subscriptions" 20 ||
 	tap_diag "$(grep -i mirror "$tmp/B.log" | tail -n 3)"
 
 ha_stop KILL A
@@ -144,5 +151,37 @@ tap_check "B's light sweep finds it" ha_wait_log B 'point at MasterSMLID 999, no
 	tap_diag "$(tail -n 3 "$tmp/B.log")"
 for _ in $(seq 50); do [ "$(smlid)" = "$before" ] && break; sleep 0.2; done
 tap_is "... and sets it back to B's LID ($before)" "$(smlid)" "$before"
+# A subscription made through the old master: a Report from the new one,
+# for an event after the takeover (Hca3's link down, then up: trap 64).
+g3=$(at Hca3 ibstat -p 2>/dev/null | head -n 1)
+n=$(grep -c 'event handled' "$tmp/B.log")
+sim_console F 'Unlink "Switch2"[1]' >/dev/null
+for _ in $(seq 200); do [ "$(grep -c 'event handled' "$tmp/B.log")" -gt "$n" ] && break; sleep 0.1; done
+sim_console F 'ReLink "Switch2"[1]' >/dev/null
+wait "$r64"
+tap_is "Hca2 (subscribed through A) receives a Report from B after the takeover" "$?" 0
+tap_check "... of trap 64, naming Hca3's port ($g3), back in service" \
+	grep -qiE "^report trap 64 .* guid 0x0*${g3#0x} " "$tmp/r64.out"
+tap_diag "$(cat "$tmp/r64.out" "$tmp/r64.err")"
 ha_stop TERM B
+
+# A master whose agent answers SMInfo with an ActCount that stands still and
+# that has no SA (tests/rig/stucksm, priority 15): D stands by, finds it
+# stuck, takes over without a mirror, and asks every CA port to reregister.
+SIM_SET_ISSM=1 sim_run F --timeout 90 --host "$HA" --out "$tmp/stuck.out" "$rig/stucksm" \
+	-p 15 -t 60 -g "$(at "$HA" ibstat -p 2>/dev/null | head -n 1)" &
+wait_log "$tmp/stuck.out" '^ready' 100
+ha_conf D 5 "$POLL_MS"
+ha_loomd D "$HB"
+tap_check "D (priority 5) stands by under the stuck SM (priority 15)" \
+	ha_wait_log D 'DISCOVERING -> STANDBY: master SM' 30 || tap_diag "$(tail -n 5 "$tmp/D.log")"
+tap_check "D: its ActCount stands still: taken as stuck, D takes over" \
+	ha_wait_log D 'taken as stuck' 30 || tap_diag "$(grep 'SM' "$tmp/D.log" | tail -n 5)"
+tap_check "... with no mirror (no SA answered): every CA port asked to reregister" \
+	ha_wait_log D 'no mirror of its SA state .* reregister \(ClientReregister\)' 30
+tap_check "D: SUBNET UP" ha_wait_log D 'SUBNET UP' 30 || tap_diag "$(tail -n 5 "$tmp/D.log")"
+first=$(grep 'sweep [0-9]* (heavy)' "$tmp/D.log" | head -n 1)
+tap_diag "D's first sweep as master: $first"
+tap_check "... sending 0 LFT blocks" grep -q '(0 LFT blocks' <<<"$first"
+ha_stop TERM D
 tap_done

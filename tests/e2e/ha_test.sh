@@ -100,14 +100,17 @@ ha_stop TERM A B
 
 # ---- equal priorities: the lower port GUID ---------------------------------------
 if [ "$((16#$ga))" -lt "$((16#$gb))" ]; then low=$HA; else low=$HB; fi
-for run in 1 2 3 4; do
+# Ten runs (issue 18: "every time"): the first started alternates between the
+# two hosts; in runs 1-5 both start together, in 6-10 the first is master
+# already when the second starts.
+for run in 1 2 3 4 5 6 7 8 9 10; do
 	ha_conf E 7 "$POLL_MS"
 	if [ $((run % 2)) -eq 1 ]; then first=$HA second=$HB; else first=$HB second=$HA; fi
 	cp "$tmp/E.yaml" "$tmp/E1.yaml"
 	cp "$tmp/E.yaml" "$tmp/E2.yaml"
 	rm -f "$tmp/E1.log" "$tmp/E2.log"
 	ha_loomd E1 "$first"
-	[ $run -le 2 ] || sleep 1 # runs 3, 4: the first is master already when the second starts
+	[ $run -le 5 ] || ha_wait_log E1 'SUBNET UP' 30
 	ha_loomd E2 "$second"
 	ha_wait_log E1 'SUBNET UP|-> STANDBY' 30
 	ha_wait_log E2 'SUBNET UP|-> STANDBY' 30

@@ -6,8 +6,10 @@
  * can be made to do that. Usage, under umad2sim with SIM_SET_ISSM=1 (so that
  * ibsim sets IsSM in the port's CapabilityMask):
  *
- *     stucksm [-C CA] [-P PORT] [-a ACTCOUNT] [-m] [-p PRIORITY] -t SECONDS
+ *     stucksm [-C CA] [-P PORT] [-a ACTCOUNT] [-m] [-p PRIORITY] [-g GUID] -t SECONDS
  *
+ * -g: the GUID its SMInfo shows (IBA 14.2.5.13: the SM's port GUID, which a
+ * standby polls it by); default 0x0002c9ffff000001, a GUID of no port.
  * Answers every SMInfo Get as MASTER with ActCount ACTCOUNT (default 1000),
  * or with -m one more on every answer (a working SM's count moves), for
  * SECONDS, then exits 0; prints "ready" on stdout once it listens and
@@ -73,17 +75,18 @@ int main(int argc, char **argv)
 	double end;
 	int c, r;
 
-	while ((c = getopt(argc, argv, "C:P:a:mp:t:")) != -1) {
+	while ((c = getopt(argc, argv, "C:P:a:g:mp:t:")) != -1) {
 		switch (c) {
 		case 'C': ca = optarg; break;
 		case 'P': port = (unsigned)atoi(optarg); break;
 		case 'a': s.act_count = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'g': s.guid = strtoull(optarg, NULL, 0); break;
 		case 'm': s.moving = true; break;
 		case 'p': s.priority = (uint8_t)atoi(optarg); break;
 		case 't': secs = (unsigned)atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: stucksm [-C CA] [-P PORT] [-a ACTCOUNT] [-m] "
-				"[-p PRIORITY] -t SECONDS\n");
+				"[-p PRIORITY] [-g GUID] -t SECONDS\n");
 			return 1;
 		}
 	}

@@ -82,6 +82,17 @@ static void test_port_info_set(void **state)
 	memcpy(&w, out, sizeof(w));
 	assert_int_equal(ib_port_info_get_neighbor_mtu(&w), IB_MTU_LEN_1024);
 	assert_int_equal(ib_port_info_get_port_state(&w), 0);
+	assert_int_equal(ib_port_info_get_client_rereg(&w), 0);
+	/* ClientReregister: bit 7 of the SubnetTimeOut byte, the timeout kept. */
+	memcpy(&w, raw, sizeof(w));
+	w.subnet_timeout = 18;
+	memcpy(raw, &w, sizeof(w));
+	s.client_rereg = true;
+	assert_false(smp_port_info_matches(raw, &s));
+	smp_port_info_set(raw, &s, out);
+	memcpy(&w, out, sizeof(w));
+	assert_int_equal(ib_port_info_get_client_rereg(&w), 1);
+	assert_int_equal(w.subnet_timeout & 0x1f, 18);
 }
 
 static void test_switch_info_set(void **state)

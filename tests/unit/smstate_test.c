@@ -232,6 +232,29 @@ static void test_actcount_stale(void **st)
 	assert_int_equal(poll_answer(&s, 105), 0);
 	assert_int_equal(poll_answer(&s, 105), SMA_DISCOVER);
 	assert_int_equal(s.state, SMP_SM_DISCOVERING);
+	/* Discovery reads it again, MASTER with the same count: stuck, we take over. */
+	struct smp_sm_info m = sm(HIGHER_GUID, 9, SMP_SM_MASTER);
+
+	m.act_count = 105;
+	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_DISCOVERED, .peers = &m,
+							    .n_peers = 1 }), SMA_SWEEP | SMA_TAKEOVER);
+	assert_int_equal(s.state, SMP_SM_MASTER);
+	/* Its count moved by then: it lives; stand by for it again. */
+	in_state(&s, SMP_SM_STANDBY);
+	for (int i = 0; i < 4; i++)
+		poll_answer(&s, 100);
+	assert_int_equal(s.state, SMP_SM_DISCOVERING);
+	m.act_count = 140;
+	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_DISCOVERED, .peers = &m,
+							    .n_peers = 1 }), SMA_POLL);
+	assert_int_equal(s.state, SMP_SM_STANDBY);
+	/* Lost to missed polls, it answers discovery with the same count: slow, stand by. */
+	for (int i = 0; i < 3; i++)
+		smstate_input(&s, &(struct sm_ev){ .in = SMI_POLL_MISSED });
+	assert_int_equal(s.state, SMP_SM_DISCOVERING);
+	m.act_count = s.peer.act_count;
+	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_DISCOVERED, .peers = &m,
+							    .n_peers = 1 }), SMA_POLL);
 	/* The polled SM is not master any more (it stood down): rediscover too. */
 	in_state(&s, SMP_SM_STANDBY);
 	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_POLL,
