@@ -114,6 +114,8 @@ int daemon_heavy(struct loomd *d, struct sweep_stats *st)
 		log_info("event: %s", d->sw.events.msg[i]);
 	if (d->sw.events.dropped)
 		log_info("event: %u more not shown", d->sw.events.dropped);
+	if (st->routes[0])
+		log_info("routes: %s", st->routes);
 	log_handled(d, st);
 	log_sweep(d, st, true);
 	snprintf(d->why_not, sizeof(d->why_not), "%s", st->up ? "" : st->why_not);

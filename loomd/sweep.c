@@ -92,7 +92,21 @@ static int plan_sweep(struct sweeper *s, struct subnet *sn, const struct disc_li
 	char names[128], refused[1024];
 	int r;
 
+	/* The routes before, so that what still holds of them stays (plan/keep.h). */
+	if (s->sn && s->plan.engine && s->plan.routes.lft) {
+		po.prev = &s->plan.routes;
+		po.prev_sn = s->sn;
+	}
 	r = plan_build(sn, s->lids, &po, s->mcast, plan, &rep);
+	if (r == 0 && rep.keep.used)
+		snprintf(st->routes, sizeof(st->routes), "kept where they still hold: %" PRIu32
+			 " LIDs kept (%" PRIu64 " entries rerouted), %" PRIu32 " routed afresh; "
+			 "busiest link %" PRIu64 " routes (fresh tables: %" PRIu64 ")",
+			 rep.keep.lids_kept, rep.keep.entries_patched, rep.keep.lids_fresh,
+			 rep.keep.max_load_kept, rep.keep.max_load_fresh);
+	else if (r == 0 && rep.keep.tried)
+		snprintf(st->routes, sizeof(st->routes), "the engine's fresh tables: %s",
+			 rep.keep.why);
 	copy_msgs(msgs, &rep.lids.msgs, "LIDs");
 	if (r == 0 && rep.lid_err)
 		not_up(st, "out of LIDs below %u: %u ports have none", po.lid_cap ? po.lid_cap :

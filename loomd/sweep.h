@@ -112,6 +112,7 @@ struct sweep_stats {
 	unsigned ms;
 	bool up;
 	char why_not[160]; /* why the sweep did not reach SUBNET UP */
+	char routes[256];  /* whether the routes before were kept (plan/keep.h), "": not tried */
 	/* light: sampled ports whose MasterSMLID is not ours; the first, and what it had */
 	unsigned sm_lid_wrong;
 	uint32_t sm_lid_port;
