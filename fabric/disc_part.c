@@ -118,23 +118,6 @@ static uint32_t route_all(struct disc *d, const bool *late, bool *seen, bool *be
 	return got;
 }
 
-static void unlink_port(struct disc *d, uint32_t n, unsigned p)
-{
-	struct dport *dp = &d->node[n].port[p];
-
-	if (dp->peer_node != SUBNET_NONE) {
-		struct dport *far = &d->node[dp->peer_node].port[dp->peer_port];
-
-		far->peer_node = SUBNET_NONE;
-		/* A CA behind a link that changed is read again through it. */
-		if (d->node[dp->peer_node].ni.node_type != NODE_SWITCH)
-			far->pi_asked = false;
-	}
-	dp->peer_node = SUBNET_NONE;
-	dp->claimed = false;
-	dp->claim = 0;
-}
-
 /*
  * A port of a reporter that is up but not Active: the link came up (or
  * bounced) and its far end must be armed and activated too, so programming
@@ -224,8 +207,9 @@ static void ask_dirty(struct disc *d, const bool *ask)
 
 		if (!ask[n])
 			continue;
+		/* Linked ports stay linked if still Active (got_port_info), else are walked again. */
 		for (unsigned p = 1; p <= nd->ni.num_ports; p++)
-			unlink_port(d, n, p);
+			nd->port[p].recheck = nd->port[p].peer_node != SUBNET_NONE;
 		disc_ask(d, REQ_SWITCH_INFO, n, 0, nd->path, nd->hops);
 		for (unsigned p = 1; p <= nd->ni.num_ports; p++)
 			disc_ask(d, REQ_PORT_INFO, n, (uint8_t)p, nd->path, nd->hops);
@@ -266,6 +250,17 @@ static void judge_silent(struct disc *d, const bool *is_dirty, const bool *seen)
  * route reaches any more is not asked at all, so nothing waits on it. A
  * round with only reporters behind reporters asks them all.
  */
+/* The ports of the reporters asked whose PortInfo did not come: their links are not known. */
+static void unlink_unanswered(struct disc *d, const bool *ask, uint32_t n0)
+{
+	for (uint32_t n = 0; n < n0; n++)
+		for (unsigned p = 1; ask[n] && p <= d->node[n].ni.num_ports; p++)
+			if (d->node[n].port[p].recheck) {
+				d->node[n].port[p].recheck = false;
+				disc_unlink(d, n, p);
+			}
+}
+
 /* Grow *a (bool[from]) to to entries, the new ones false. */
 static int grow(bool **a, uint32_t from, uint32_t to)
 {
@@ -316,6 +311,8 @@ static int ask_rounds(struct disc *d, const bool *is_dirty, bool **seen)
 		ask_dirty(d, ask);
 		d->first_round = 0;
 		r = d->err ? d->err : txn_run(d->x, -1);
+		if (r == 0)
+			unlink_unanswered(d, ask, n0);
 		/* The links the answers claim are made (or refused) before the next round's routes. */
 		if (r == 0 && !d->err)
 			r = disc_verify_claims(d);
