@@ -232,7 +232,9 @@ int daemon_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 		mcast_pass(d);
 	notify_status(d);
 	d->next_sweep = usec + (uint64_t)d->o.sweep_ms * 1000;
-	sd_event_source_set_time(s, sweep_next_us(&d->sw, usec, d->next_sweep));
+	/* Traps that came during the sweep are for the next one: now, not at the interval. */
+	sd_event_source_set_time(s, d->agent.resweep ? usec :
+				 sweep_next_us(&d->sw, usec, d->next_sweep));
 	if (d->ha_on && d->ha.sm.state != SMP_SM_MASTER)
 		sd_event_source_set_time(s, usec); /* handed over: stand by from now */
 	else if (d->ha_on && d->ha.sm.handing_over)

@@ -166,10 +166,13 @@ static int program(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 	s->mkey_foreign = prep.mkey_foreign;
 	if (prep.mkey_foreign)
 		not_up(st, "%u nodes hold another SM's M_Key", prep.mkey_foreign);
+	bool clean = !st->why_not[0];
+
 	if (prep.failed)
 		not_up(st, "%u requests refused or unanswered", prep.failed);
 	if (prep.not_active)
 		not_up(st, "%u linked ports not Active", prep.not_active);
+	st->short_prog = clean && st->why_not[0];
 	prog_report_free(&prep);
 	return r;
 }
@@ -285,6 +288,7 @@ int sweep_apply(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 	plan_free(&s->plan);
 	s->plan = plan;
 	st->up = s->up = !st->why_not[0];
+	s->short_prog = st->short_prog;
 	if (s->up)
 		s->takeover = false;
 	return 0;

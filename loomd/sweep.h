@@ -87,6 +87,9 @@ struct sweeper {
 	 */
 	const bool *only;
 	bool up;               /* the last heavy sweep reached SUBNET UP */
+	/* It did not, only because some Sets went unanswered or ports are not Active yet (a
+	 * switch cut off during it, say): traps that explain it may still be handled in part. */
+	bool short_prog;
 	/*
 	 * This SM took over a running subnet: until a heavy sweep reaches SUBNET
 	 * UP, the LIDs the ports hold (the old master's) win over the map's.
@@ -111,6 +114,7 @@ struct sweep_stats {
 	uint64_t smps;    /* SMPs sent by this sweep, retries included */
 	unsigned ms;
 	bool up;
+	bool short_prog;   /* not up, and the first reason is programming's (sweeper.short_prog) */
 	char why_not[160]; /* why the sweep did not reach SUBNET UP */
 	char routes[256];  /* whether the routes before were kept (plan/keep.h), "": not tried */
 	/* light: sampled ports whose MasterSMLID is not ours; the first, and what it had */
