@@ -302,6 +302,7 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 	uint64_t t0 = now_ms(), sent0 = txn_stats(s->x)->sent;
 	int r;
 
+	txn_forget_gone(s->x); /* everything is asked again */
 	memset(st, 0, sizeof(*st));
 	st->heavy = true;
 	/* What the light sweeps and traps said is in this sweep. */
@@ -419,6 +420,7 @@ int sweep_light(struct sweeper *s, bool *changed, struct sweep_stats *st)
 	unsigned n_changed = 0;
 	int r = 0;
 
+	txn_forget_gone(s->x);
 	memset(st, 0, sizeof(*st));
 	if (!s->sn) {
 		*changed = true;

@@ -223,6 +223,7 @@ int sweep_event(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 	char why[160] = "";
 	int r;
 
+	txn_forget_gone(s->x); /* a node gone in the last sweep may be back */
 	/*
 	 * A sweep that fell short only in programming (a switch cut off while
 	 * it was being programmed) is followed by a targeted one: the traps
