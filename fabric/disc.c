@@ -313,6 +313,9 @@ static void got_port_info(struct disc *d, const struct req *q, const struct smp_
 		 */
 		if (pi->state == SMP_PORT_ACTIVE)
 			return;
+		if (dp->peer_node != SUBNET_NONE &&
+		    d->node[dp->peer_node].ni.node_type == NODE_SWITCH)
+			dp->lost_peer = dp->peer_node;
 		disc_unlink(d, q->node, q->port);
 	}
 	if (q->port == 0 || pi->state == PORT_STATE_DOWN || dp->peer_node != SUBNET_NONE ||

@@ -199,21 +199,42 @@ static int seed(struct disc *d, const struct subnet *old, const struct disc_live
 	return 0;
 }
 
-/* Ask the reporters in ask again: SwitchInfo (PortStateChange), every port's PortInfo. */
-static void ask_dirty(struct disc *d, const bool *ask)
+/*
+ * Ask the reporters in ask again: SwitchInfo (PortStateChange) first, then
+ * every port's PortInfo of those that answered it. A reporter cut off (a
+ * switch removed can have trapped or shown PortStateChange before it went)
+ * then costs one request's retries, not those of all its ports; its links
+ * are cut, and judge_silent() decides.
+ */
+static int ask_dirty(struct disc *d, const bool *ask)
 {
+	int r;
+
+	for (uint32_t n = 0; n < d->n; n++)
+		if (ask[n])
+			disc_ask(d, REQ_SWITCH_INFO, n, 0, d->node[n].path, d->node[n].hops);
+	r = d->err ? d->err : txn_run(d->x, -1);
+	if (r < 0)
+		return r;
 	for (uint32_t n = 0; n < d->n; n++) {
 		struct dnode *nd = &d->node[n];
 
 		if (!ask[n])
 			continue;
+		for (unsigned p = 1; p <= nd->ni.num_ports; p++)
+			nd->port[p].lost_peer = SUBNET_NONE;
+		if (!nd->si_read) {
+			for (unsigned p = 1; p <= nd->ni.num_ports; p++)
+				disc_unlink(d, n, p);
+			continue;
+		}
 		/* Linked ports stay linked if still Active (got_port_info), else are walked again. */
 		for (unsigned p = 1; p <= nd->ni.num_ports; p++)
 			nd->port[p].recheck = nd->port[p].peer_node != SUBNET_NONE;
-		disc_ask(d, REQ_SWITCH_INFO, n, 0, nd->path, nd->hops);
 		for (unsigned p = 1; p <= nd->ni.num_ports; p++)
 			disc_ask(d, REQ_PORT_INFO, n, (uint8_t)p, nd->path, nd->hops);
 	}
+	return d->err ? d->err : txn_run(d->x, -1);
 }
 
 /*
@@ -243,13 +264,6 @@ static void judge_silent(struct disc *d, const bool *is_dirty, const bool *seen)
 	}
 }
 
-/*
- * Ask the reporters, those reached through no other reporter first: what
- * those say may cut the others off (a switch removed: its neighbours report
- * their ports down, and it may have reported too), and a reporter that no
- * route reaches any more is not asked at all, so nothing waits on it. A
- * round with only reporters behind reporters asks them all.
- */
 /* The ports of the reporters asked whose PortInfo did not come: their links are not known. */
 static void unlink_unanswered(struct disc *d, const bool *ask, uint32_t n0)
 {
@@ -273,7 +287,32 @@ static int grow(bool **a, uint32_t from, uint32_t to)
 	return 0;
 }
 
-static int ask_rounds(struct disc *d, const bool *is_dirty, bool **seen)
+/*
+ * The switches at the far end of links the reporters asked found gone: their
+ * ports changed too (SwitchInfo:PortStateChange, a trap on its way), so
+ * they are asked in the next round, not in a sweep of their own. (A link
+ * up is not done so: activating it changes both ends' state again.)
+ */
+static void far_ends(struct disc *d, const bool *ask, uint32_t n0, bool *is_dirty, bool *left)
+{
+	for (uint32_t n = 0; n < n0; n++)
+		for (unsigned p = 1; ask[n] && p <= d->node[n].ni.num_ports; p++) {
+			uint32_t f = d->node[n].port[p].lost_peer;
+
+			if (f < n0 && !is_dirty[f])
+				is_dirty[f] = left[f] = true;
+		}
+}
+
+/*
+ * Ask the reporters, those reached through no other reporter first: what
+ * those say may cut the others off (a switch removed: its neighbours report
+ * their ports down, and it may have reported too), and a reporter that no
+ * route reaches any more is not asked at all, so nothing waits on it. A
+ * round with only reporters behind reporters asks them all; the far ends of
+ * links found down join the next round (is_dirty grows with them).
+ */
+static int ask_rounds(struct disc *d, bool *is_dirty, bool **seen)
 {
 	_cleanup_free_ bool *left = calloc(d->n ? d->n : 1, 1);
 	_cleanup_free_ bool *behind = calloc(d->n ? d->n : 1, 1);
@@ -308,14 +347,15 @@ static int ask_rounds(struct disc *d, const bool *is_dirty, bool **seen)
 			return 0;
 		/* Asked once each: a reporter cut off costs one request's retries, not three. */
 		d->first_round = DISC_ROUNDS - 1;
-		ask_dirty(d, ask);
+		r = ask_dirty(d, ask);
 		d->first_round = 0;
-		r = d->err ? d->err : txn_run(d->x, -1);
 		if (r == 0)
 			unlink_unanswered(d, ask, n0);
 		/* The links the answers claim are made (or refused) before the next round's routes. */
 		if (r == 0 && !d->err)
 			r = disc_verify_claims(d);
+		if (r == 0 && !d->err)
+			far_ends(d, ask, n0, is_dirty, left);
 		if (r < 0)
 			return r;
 		if (d->err)

@@ -19,6 +19,7 @@ struct dport {
 	bool faces_dup;     /* leads to a node whose GUID another node has: left out */
 	bool claimed;       /* a claim says a known switch is behind it: not walked */
 	bool recheck;       /* disc_part: linked by the last sweep, kept if PortInfo says Active */
+	uint32_t lost_peer; /* disc_part: the switch that recheck found no longer linked, or none */
 	uint32_t claim;     /* that claim's index + 1 (0: none) */
 	uint64_t guid;      /* PortGUID from NodeInfo, if reached through this port */
 	struct smp_port_info pi;
