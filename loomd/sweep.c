@@ -93,11 +93,14 @@ static int plan_sweep(struct sweeper *s, struct subnet *sn, const struct disc_li
 	int r;
 
 	/* The routes before, so that what still holds of them stays (plan/keep.h). */
-	if (s->sn && s->plan.engine && s->plan.routes.lft) {
+	if (s->sn && s->plan.engine && s->plan.routes.lft && !s->route_afresh) {
 		po.prev = &s->plan.routes;
 		po.prev_sn = s->sn;
+		po.prev_engine = s->plan.engine;
 	}
 	r = plan_build(sn, s->lids, &po, s->mcast, plan, &rep);
+	if (r == 0)
+		s->route_afresh = false;
 	if (r == 0 && rep.keep.used)
 		snprintf(st->routes, sizeof(st->routes), "kept where they still hold: %" PRIu32
 			 " LIDs kept (%" PRIu64 " entries rerouted), %" PRIu32 " routed afresh; "

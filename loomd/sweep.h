@@ -80,6 +80,7 @@ struct sweeper {
 	bool dirty_lost;
 	uint64_t heavy_at_ms; /* when the last heavy sweep ended (CLOCK_MONOTONIC) */
 	bool force_heavy;     /* the next sweep reads it all (loom sweep --heavy, a reload) */
+	bool route_afresh;    /* the next plan keeps no route from the last (a reload) */
 	/*
 	 * During a targeted sweep: the nodes of the new model whose links
 	 * changed (or that are new), whose P_Key and QoS tables are programmed;

@@ -53,6 +53,8 @@ struct plan_opts {
 	 */
 	const struct route_out *prev;
 	const struct subnet *prev_sn;
+	/* The engine that made prev; NULL: unknown. Kept only for the same engine. */
+	const struct route_engine *prev_engine;
 };
 
 /*
