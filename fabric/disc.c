@@ -277,6 +277,23 @@ static void got_node_info(struct disc *d, const struct req *q, const struct smp_
 		 ni->local_port);
 }
 
+void disc_unlink(struct disc *d, uint32_t n, unsigned p)
+{
+	struct dport *dp = &d->node[n].port[p];
+
+	if (dp->peer_node != SUBNET_NONE) {
+		struct dport *far = &d->node[dp->peer_node].port[dp->peer_port];
+
+		far->peer_node = SUBNET_NONE;
+		/* A CA behind a link that changed is read again through it. */
+		if (d->node[dp->peer_node].ni.node_type != NODE_SWITCH)
+			far->pi_asked = false;
+	}
+	dp->peer_node = SUBNET_NONE;
+	dp->claimed = false;
+	dp->claim = 0;
+}
+
 static void got_port_info(struct disc *d, const struct req *q, const struct smp_port_info *pi)
 {
 	struct dnode *nd = &d->node[q->node];
@@ -287,6 +304,20 @@ static void got_port_info(struct disc *d, const struct req *q, const struct smp_
 
 	dp->pi = *pi;
 	dp->have_pi = true;
+	if (dp->recheck) {
+		dp->recheck = false;
+		/*
+		 * IBA 7.2: a link that went down comes back in Initialize and only
+		 * an SM makes it Active, so a port still Active has kept the link
+		 * the last sweep saw. Any other state: it is walked again.
+		 */
+		if (pi->state == SMP_PORT_ACTIVE)
+			return;
+		if (dp->peer_node != SUBNET_NONE &&
+		    d->node[dp->peer_node].ni.node_type == NODE_SWITCH)
+			dp->lost_peer = dp->peer_node;
+		disc_unlink(d, q->node, q->port);
+	}
 	if (q->port == 0 || pi->state == PORT_STATE_DOWN || dp->peer_node != SUBNET_NONE ||
 	    dp->claimed)
 		return;

@@ -70,9 +70,10 @@ static int seed_node(struct disc *d, const struct subnet *sn, const struct disc_
  * sweep holds (only switches forward, IBA 14.2.2): hops, path, entry port.
  * Nodes in late (may be NULL) are passed through only when nothing else
  * reaches past them: a switch that reported may be the one whose link went.
- * seen[i] says who was reached; returns how many.
+ * seen[i] says who was reached, behind[i] (if not NULL) whether its route
+ * passes a node in late; returns how many.
  */
-static uint32_t route_all(struct disc *d, const bool *late, bool *seen)
+static uint32_t route_all(struct disc *d, const bool *late, bool *seen, bool *behind)
 {
 	_cleanup_free_ uint32_t *q = malloc(2 * (size_t)d->n * sizeof(*q));
 	uint32_t head = 0, tail = 0, lhead = d->n, ltail = d->n, got = 1;
@@ -80,6 +81,8 @@ static uint32_t route_all(struct disc *d, const bool *late, bool *seen)
 	if (!q || !d->n)
 		return 0;
 	memset(seen, 0, d->n * sizeof(*seen));
+	if (behind)
+		memset(behind, 0, d->n * sizeof(*behind));
 	seen[0] = true;
 	d->node[0].hops = 0;
 	d->node[0].entry_port = 0;
@@ -104,6 +107,8 @@ static uint32_t route_all(struct disc *d, const bool *late, bool *seen)
 			memcpy(nv->path, nu->path, (size_t)nu->hops + 1);
 			nv->path[nv->hops] = (uint8_t)p;
 			nv->entry_port = nu->port[p].peer_port;
+			if (behind)
+				behind[v] = behind[u] || (u != 0 && late && late[u]);
 			if (late && late[v])
 				q[ltail++] = v;
 			else
@@ -111,23 +116,6 @@ static uint32_t route_all(struct disc *d, const bool *late, bool *seen)
 		}
 	}
 	return got;
-}
-
-static void unlink_port(struct disc *d, uint32_t n, unsigned p)
-{
-	struct dport *dp = &d->node[n].port[p];
-
-	if (dp->peer_node != SUBNET_NONE) {
-		struct dport *far = &d->node[dp->peer_node].port[dp->peer_port];
-
-		far->peer_node = SUBNET_NONE;
-		/* A CA behind a link that changed is read again through it. */
-		if (d->node[dp->peer_node].ni.node_type != NODE_SWITCH)
-			far->pi_asked = false;
-	}
-	dp->peer_node = SUBNET_NONE;
-	dp->claimed = false;
-	dp->claim = 0;
 }
 
 /*
@@ -211,20 +199,42 @@ static int seed(struct disc *d, const struct subnet *old, const struct disc_live
 	return 0;
 }
 
-/* Ask the reporters again: SwitchInfo (PortStateChange), every port's PortInfo. */
-static void ask_dirty(struct disc *d, const bool *is_dirty)
+/*
+ * Ask the reporters in ask again: SwitchInfo (PortStateChange) first, then
+ * every port's PortInfo of those that answered it. A reporter cut off (a
+ * switch removed can have trapped or shown PortStateChange before it went)
+ * then costs one request's retries, not those of all its ports; its links
+ * are cut, and judge_silent() decides.
+ */
+static int ask_dirty(struct disc *d, const bool *ask)
 {
+	int r;
+
+	for (uint32_t n = 0; n < d->n; n++)
+		if (ask[n])
+			disc_ask(d, REQ_SWITCH_INFO, n, 0, d->node[n].path, d->node[n].hops);
+	r = d->err ? d->err : txn_run(d->x, -1);
+	if (r < 0)
+		return r;
 	for (uint32_t n = 0; n < d->n; n++) {
 		struct dnode *nd = &d->node[n];
 
-		if (!is_dirty[n])
+		if (!ask[n])
 			continue;
 		for (unsigned p = 1; p <= nd->ni.num_ports; p++)
-			unlink_port(d, n, p);
-		disc_ask(d, REQ_SWITCH_INFO, n, 0, nd->path, nd->hops);
+			nd->port[p].lost_peer = SUBNET_NONE;
+		if (!nd->si_read) {
+			for (unsigned p = 1; p <= nd->ni.num_ports; p++)
+				disc_unlink(d, n, p);
+			continue;
+		}
+		/* Linked ports stay linked if still Active (got_port_info), else are walked again. */
+		for (unsigned p = 1; p <= nd->ni.num_ports; p++)
+			nd->port[p].recheck = nd->port[p].peer_node != SUBNET_NONE;
 		for (unsigned p = 1; p <= nd->ni.num_ports; p++)
 			disc_ask(d, REQ_PORT_INFO, n, (uint8_t)p, nd->path, nd->hops);
 	}
+	return d->err ? d->err : txn_run(d->x, -1);
 }
 
 /*
@@ -254,6 +264,105 @@ static void judge_silent(struct disc *d, const bool *is_dirty, const bool *seen)
 	}
 }
 
+/* The ports of the reporters asked whose PortInfo did not come: their links are not known. */
+static void unlink_unanswered(struct disc *d, const bool *ask, uint32_t n0)
+{
+	for (uint32_t n = 0; n < n0; n++)
+		for (unsigned p = 1; ask[n] && p <= d->node[n].ni.num_ports; p++)
+			if (d->node[n].port[p].recheck) {
+				d->node[n].port[p].recheck = false;
+				disc_unlink(d, n, p);
+			}
+}
+
+/* Grow *a (bool[from]) to to entries, the new ones false. */
+static int grow(bool **a, uint32_t from, uint32_t to)
+{
+	bool *p = realloc(*a, to ? to : 1);
+
+	if (!p)
+		return -ENOMEM;
+	memset(p + from, 0, to - from);
+	*a = p;
+	return 0;
+}
+
+/*
+ * The switches at the far end of links the reporters asked found gone: their
+ * ports changed too (SwitchInfo:PortStateChange, a trap on its way), so
+ * they are asked in the next round, not in a sweep of their own. (A link
+ * up is not done so: activating it changes both ends' state again.)
+ */
+static void far_ends(struct disc *d, const bool *ask, uint32_t n0, bool *is_dirty, bool *left)
+{
+	for (uint32_t n = 0; n < n0; n++)
+		for (unsigned p = 1; ask[n] && p <= d->node[n].ni.num_ports; p++) {
+			uint32_t f = d->node[n].port[p].lost_peer;
+
+			if (f < n0 && !is_dirty[f])
+				is_dirty[f] = left[f] = true;
+		}
+}
+
+/*
+ * Ask the reporters, those reached through no other reporter first: what
+ * those say may cut the others off (a switch removed: its neighbours report
+ * their ports down, and it may have reported too), and a reporter that no
+ * route reaches any more is not asked at all, so nothing waits on it. A
+ * round with only reporters behind reporters asks them all; the far ends of
+ * links found down join the next round (is_dirty grows with them).
+ */
+static int ask_rounds(struct disc *d, bool *is_dirty, bool **seen)
+{
+	_cleanup_free_ bool *left = calloc(d->n ? d->n : 1, 1);
+	_cleanup_free_ bool *behind = calloc(d->n ? d->n : 1, 1);
+	_cleanup_free_ bool *ask = calloc(d->n ? d->n : 1, 1);
+	uint32_t n0 = d->n, size = d->n;
+	int r = 0;
+
+	if (!left || !behind || !ask)
+		return -ENOMEM;
+	memcpy(left, is_dirty, n0);
+	for (;;) {
+		bool any = false, front = false;
+
+		/* Nodes the last answers found come after the others: the arrays grow with them. */
+		if (d->n > size) {
+			if (grow(&left, size, d->n) || grow(&behind, size, d->n) ||
+			    grow(&ask, size, d->n) || grow(seen, size, d->n))
+				return -ENOMEM;
+			size = d->n;
+		}
+		route_all(d, left, *seen, behind);
+		for (uint32_t n = 0; n < n0; n++) {
+			left[n] = left[n] && (*seen)[n];
+			front |= left[n] && !behind[n];
+		}
+		for (uint32_t n = 0; n < n0; n++) {
+			ask[n] = left[n] && (!behind[n] || !front);
+			any |= ask[n];
+			left[n] = left[n] && !ask[n];
+		}
+		if (!any)
+			return 0;
+		/* Asked once each: a reporter cut off costs one request's retries, not three. */
+		d->first_round = DISC_ROUNDS - 1;
+		r = ask_dirty(d, ask);
+		d->first_round = 0;
+		if (r == 0)
+			unlink_unanswered(d, ask, n0);
+		/* The links the answers claim are made (or refused) before the next round's routes. */
+		if (r == 0 && !d->err)
+			r = disc_verify_claims(d);
+		if (r == 0 && !d->err)
+			far_ends(d, ask, n0, is_dirty, left);
+		if (r < 0)
+			return r;
+		if (d->err)
+			return d->err;
+	}
+}
+
 int disc_part(struct txn *x, const struct subnet *old, const struct disc_live *old_live,
 	      const uint32_t *dirty, uint32_t n_dirty, struct subnet **out,
 	      struct disc_live *live, struct disc_report *rep)
@@ -276,14 +385,8 @@ int disc_part(struct txn *x, const struct subnet *old, const struct disc_live *o
 	seen = calloc(d.n ? d.n : 1, sizeof(*seen));
 	if (r == 0 && !seen)
 		r = -ENOMEM;
-	if (r == 0) {
-		route_all(&d, is_dirty, seen);
-		/* Asked once each: a reporter cut off costs one request's retries, not three. */
-		d.first_round = DISC_ROUNDS - 1;
-		ask_dirty(&d, is_dirty);
-		d.first_round = 0;
-		r = d.err ? d.err : txn_run(x, -1);
-	}
+	if (r == 0)
+		r = ask_rounds(&d, is_dirty, &seen);
 	if (r == 0 && d.err)
 		r = d.err;
 	if (r == 0)
@@ -302,7 +405,7 @@ int disc_part(struct txn *x, const struct subnet *old, const struct disc_live *o
 		r = s && dd ? 0 : -ENOMEM;
 	}
 	if (r == 0) {
-		route_all(&d, NULL, seen);
+		route_all(&d, NULL, seen, NULL);
 		judge_silent(&d, is_dirty, seen);
 		reread_far_ends(&d, is_dirty, cap);
 		r = d.err ? d.err : txn_run(x, -1);

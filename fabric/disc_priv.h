@@ -18,6 +18,8 @@ struct dport {
 	bool pi_asked, have_pi;
 	bool faces_dup;     /* leads to a node whose GUID another node has: left out */
 	bool claimed;       /* a claim says a known switch is behind it: not walked */
+	bool recheck;       /* disc_part: linked by the last sweep, kept if PortInfo says Active */
+	uint32_t lost_peer; /* disc_part: the switch that recheck found no longer linked, or none */
 	uint32_t claim;     /* that claim's index + 1 (0: none) */
 	uint64_t guid;      /* PortGUID from NodeInfo, if reached through this port */
 	struct smp_port_info pi;
@@ -118,6 +120,8 @@ enum disc_dup_kind { DUP_CA, DUP_PORT, DUP_OTHER_TYPE };
 void disc_ask(struct disc *d, enum req_kind kind, uint32_t node, uint8_t port,
 	      const uint8_t *path, uint8_t hops);
 void disc_link_ports(struct disc *d, uint32_t a, uint8_t pa, uint32_t b, uint8_t pb);
+/* Port p of node n linked to nothing (and its far end, whose CA is read again through it). */
+void disc_unlink(struct disc *d, uint32_t n, unsigned p);
 const char *disc_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len);
 
 uint32_t disc_find_port_guid(const struct disc *d, uint64_t guid);

@@ -141,6 +141,8 @@ int daemon_heavy(struct loomd *d, struct sweep_stats *st)
 		log_info("event: %s", d->sw.events.msg[i]);
 	if (d->sw.events.dropped)
 		log_info("event: %u more not shown", d->sw.events.dropped);
+	if (st->routes[0])
+		log_info("routes: %s", st->routes);
 	log_handled(d, st);
 	log_sweep(d, st, true);
 	log_phases(st, takeover);
@@ -262,7 +264,9 @@ int daemon_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 		mcast_pass(d);
 	notify_status(d);
 	d->next_sweep = usec + (uint64_t)d->o.sweep_ms * 1000;
-	sd_event_source_set_time(s, sweep_next_us(&d->sw, usec, d->next_sweep));
+	/* Traps that came during the sweep are for the next one: now, not at the interval. */
+	sd_event_source_set_time(s, d->agent.resweep ? usec :
+				 sweep_next_us(&d->sw, usec, d->next_sweep));
 	if ((d->ha_on && d->ha.sm.state != SMP_SM_MASTER) || (st.heavy && st.qos_deferred))
 		sd_event_source_set_time(s, usec); /* handed over, or a takeover's rest: now */
 	else if (d->ha_on && d->ha.sm.handing_over)

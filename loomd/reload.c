@@ -81,6 +81,7 @@ static int reload_file(struct loomd *d, const char *who, FILE *out)
 	log_info("%s: %s reloaded; a heavy sweep applies what changed%s", who, path,
 		 ctl_paused(d->ctl) ? " when sweeps resume" : "");
 	d->agent.resweep = d->sw.force_heavy = true;
+	d->sw.route_afresh = true; /* new routing options: no table kept from the old ones */
 	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
 	sd_event_source_set_time(d->sweep_timer, now);
 	return 0;

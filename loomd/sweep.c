@@ -139,7 +139,24 @@ static int plan_sweep(struct sweeper *s, struct subnet *sn, const struct disc_li
 	char names[128], refused[1024];
 	int r;
 
+	/* The routes before, so that what still holds of them stays (plan/keep.h). */
+	if (s->sn && s->plan.engine && s->plan.routes.lft && !s->route_afresh) {
+		po.prev = &s->plan.routes;
+		po.prev_sn = s->sn;
+		po.prev_engine = s->plan.engine;
+	}
 	r = plan_run(s, sn, &po, plan, &rep);
+	if (r == 0)
+		s->route_afresh = false;
+	if (r == 0 && rep.keep.used)
+		snprintf(st->routes, sizeof(st->routes), "kept where they still hold: %" PRIu32
+			 " LIDs kept (%" PRIu64 " entries rerouted), %" PRIu32 " routed afresh; "
+			 "busiest link %" PRIu64 " routes (fresh tables: %" PRIu64 ")",
+			 rep.keep.lids_kept, rep.keep.entries_patched, rep.keep.lids_fresh,
+			 rep.keep.max_load_kept, rep.keep.max_load_fresh);
+	else if (r == 0 && rep.keep.tried)
+		snprintf(st->routes, sizeof(st->routes), "the engine's fresh tables: %s",
+			 rep.keep.why);
 	copy_msgs(msgs, &rep.lids.msgs, "LIDs");
 	if (r == 0 && rep.lid_err)
 		not_up(st, "out of LIDs below %u: %u ports have none", po.lid_cap ? po.lid_cap :
@@ -211,10 +228,13 @@ static int program(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 	s->mkey_foreign = prep.mkey_foreign;
 	if (prep.mkey_foreign)
 		not_up(st, "%u nodes hold another SM's M_Key", prep.mkey_foreign);
+	bool clean = !st->why_not[0];
+
 	if (prep.failed)
 		not_up(st, "%u requests refused or unanswered", prep.failed);
 	if (prep.not_active)
 		not_up(st, "%u linked ports not Active", prep.not_active);
+	st->short_prog = clean && st->why_not[0];
 	prog_report_free(&prep);
 	return r;
 }
@@ -341,6 +361,7 @@ int sweep_apply(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 	plan_free(&s->plan);
 	s->plan = plan;
 	st->up = s->up = !st->why_not[0];
+	s->short_prog = st->short_prog;
 	if (s->up)
 		s->takeover = s->rereg = false;
 	return 0;
@@ -354,6 +375,7 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 	uint64_t t0 = now_ms(), sent0 = txn_stats(s->x)->sent;
 	int r;
 
+	txn_forget_gone(s->x); /* everything is asked again */
 	memset(st, 0, sizeof(*st));
 	st->heavy = true;
 	/* What the light sweeps and traps said is in this sweep. */
@@ -472,6 +494,7 @@ int sweep_light(struct sweeper *s, bool *changed, struct sweep_stats *st)
 	unsigned n_changed = 0;
 	int r = 0;
 
+	txn_forget_gone(s->x);
 	memset(st, 0, sizeof(*st));
 	if (!s->sn) {
 		*changed = true;

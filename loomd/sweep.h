@@ -82,6 +82,7 @@ struct sweeper {
 	bool dirty_lost;
 	uint64_t heavy_at_ms; /* when the last heavy sweep ended (CLOCK_MONOTONIC) */
 	bool force_heavy;     /* the next sweep reads it all (loom sweep --heavy, a reload) */
+	bool route_afresh;    /* the next plan keeps no route from the last (a reload) */
 	/*
 	 * During a targeted sweep: the nodes of the new model whose links
 	 * changed (or that are new), whose P_Key and QoS tables are programmed;
@@ -89,6 +90,9 @@ struct sweeper {
 	 */
 	const bool *only;
 	bool up;               /* the last heavy sweep reached SUBNET UP */
+	/* It did not, only because some Sets went unanswered or ports are not Active yet (a
+	 * switch cut off during it, say): traps that explain it may still be handled in part. */
+	bool short_prog;
 	/*
 	 * This SM took over a running subnet: until a heavy sweep reaches SUBNET
 	 * UP, the LIDs the ports hold (the old master's) win over the map's.
@@ -134,7 +138,9 @@ struct sweep_stats {
 	unsigned phase_ms[PROG_PHASES];
 	uint64_t phase_smps[PROG_PHASES];
 	bool up;
+	bool short_prog;   /* not up, and the first reason is programming's (sweeper.short_prog) */
 	char why_not[160]; /* why the sweep did not reach SUBNET UP */
+	char routes[256];  /* whether the routes before were kept (plan/keep.h), "": not tried */
 	/* light: sampled ports whose MasterSMLID is not ours; the first, and what it had */
 	unsigned sm_lid_wrong;
 	uint32_t sm_lid_port;

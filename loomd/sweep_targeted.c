@@ -223,7 +223,14 @@ int sweep_event(struct sweeper *s, struct sweep_stats *st, struct diag *msgs)
 	char why[160] = "";
 	int r;
 
-	if (!s->sn || !s->up || s->force_heavy || sweep_heavy_due(s, t0 * 1000)) {
+	txn_forget_gone(s->x); /* a node gone in the last sweep may be back */
+	/*
+	 * A sweep that fell short only in programming (a switch cut off while
+	 * it was being programmed) is followed by a targeted one: the traps
+	 * of what cut it off say where to read.
+	 */
+	if (!s->sn || (!s->up && !s->short_prog) || s->force_heavy ||
+	    sweep_heavy_due(s, t0 * 1000)) {
 		s->force_heavy = false;
 		return sweep_heavy(s, st, msgs);
 	}

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +19,16 @@ struct txn_item {
 	unsigned tries;
 	uint64_t deadline;
 	uint32_t node;  /* hash of the DR path: what per-node fairness counts */
+	bool dr;        /* a Set by directed route (hops > 0): its node can be taken as gone */
 	struct txn_item *next;
 };
 
 /* How far down the queue fill() looks for a request to a node below its share. */
 #define FAIR_SCAN 64
+/* Nodes (DR path hashes) that did not answer a request after all its retries. */
+#define GONE_RING 16
+/* How long one is taken as gone when nobody says forget (txn_forget_gone). */
+#define GONE_MS 10000
 
 /*
  * How many requests are in flight to each node (DR path hash): an open
@@ -48,6 +54,17 @@ struct txn {
 	uint32_t next_tid;
 	uint32_t late[LATE_RING];
 	unsigned late_pos;
+	/*
+	 * Until txn_forget_gone() or GONE_MS: the Sets queued for these
+	 * nodes fail at once (-ETIMEDOUT) instead of each waiting out its
+	 * retries, as a switch cut off in the middle of its LFT blocks would.
+	 */
+	struct {
+		uint32_t node;
+		uint64_t until;
+		unsigned strikes; /* Sets given up, none answered since: gone from 2 on */
+	} gone[GONE_RING];
+	unsigned n_gone;
 	struct txn_stats st;
 	txn_drop_fn drop_fn;
 	void *drop_arg;
@@ -171,6 +188,8 @@ int txn_submit(struct txn *x, const struct smp_req *r, txn_done_fn done, void *a
 	it->done = done;
 	it->arg = arg;
 	it->node = path_hash(r);
+	/* Gets are left to their callers' own rounds (discovery asks again). */
+	it->dr = r->hops > 0 && r->method == SMP_SET;
 	if (x->tail)
 		x->tail->next = it;
 	else
@@ -236,6 +255,48 @@ static void flight_del(struct txn *x, uint32_t node)
 	}
 }
 
+/* The gone ring's entry for the item's node, or -1. */
+static int gone_slot(const struct txn *x, const struct txn_item *it)
+{
+	for (unsigned i = 0; it->dr && i < x->n_gone && i < GONE_RING; i++)
+		if (x->gone[i].node == it->node)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Two of its Sets given up and none answered since: one lost Set on a lossy
+ * link is not enough (the node's other requests still go), but a node cut
+ * off loses every one in flight to it at once.
+ */
+static bool is_gone(const struct txn *x, const struct txn_item *it)
+{
+	int g = gone_slot(x, it);
+
+	return g >= 0 && x->gone[g].strikes >= 2 && x->now_fn(x->now_arg) < x->gone[g].until;
+}
+
+/* A Set given up (strike) or answered (the node is there after all). */
+static void gone_note(struct txn *x, const struct txn_item *it, bool answered, uint64_t now)
+{
+	int g = gone_slot(x, it);
+
+	if (!it->dr || (g < 0 && answered))
+		return;
+	if (g < 0) {
+		g = (int)(x->n_gone++ % GONE_RING);
+		x->gone[g].node = it->node;
+		x->gone[g].strikes = 0;
+	}
+	x->gone[g].strikes = answered ? 0 : x->gone[g].strikes + 1;
+	x->gone[g].until = now + GONE_MS;
+}
+
+void txn_forget_gone(struct txn *x)
+{
+	x->n_gone = 0;
+}
+
 /* Take the item out of the window, then call back: the callback may submit. */
 static void complete(struct txn *x, unsigned i, int status, const uint8_t *resp, size_t len)
 {
@@ -244,6 +305,8 @@ static void complete(struct txn *x, unsigned i, int status, const uint8_t *resp,
 	x->slot[i] = NULL;
 	x->n_out--;
 	flight_del(x, it->node);
+	if (status != -ETIMEDOUT && x->n_gone)
+		gone_note(x, it, true, 0);
 	if (status == 0)
 		x->st.completed++;
 	else if (status == -ETIMEDOUT)
@@ -289,6 +352,7 @@ static void expire(struct txn *x, uint64_t now)
 			continue;
 		}
 		x->late[x->late_pos++ % LATE_RING] = it->tid;
+		gone_note(x, it, false, now);
 		complete(x, i, -ETIMEDOUT, NULL, 0);
 	}
 }
@@ -304,13 +368,14 @@ static struct txn_item *take_next(struct txn *x)
 {
 	struct txn_item **pp = &x->head, *it = NULL, *prev = NULL;
 
-	if (x->o.per_node) {
-		for (unsigned k = 0; *pp && k < FAIR_SCAN; k++, prev = *pp, pp = &(*pp)->next)
-			if (in_flight_to(x, (*pp)->node) < x->o.per_node)
-				break;
-		if (!*pp || in_flight_to(x, (*pp)->node) >= x->o.per_node)
-			return NULL;
-	}
+	/* A Set for a gone node waits in the queue for fail_gone(). */
+	for (unsigned k = 0; *pp && k < FAIR_SCAN; k++, prev = *pp, pp = &(*pp)->next)
+		if (!is_gone(x, *pp) &&
+		    (!x->o.per_node || in_flight_to(x, (*pp)->node) < x->o.per_node))
+			break;
+	if (!*pp || is_gone(x, *pp) ||
+	    (x->o.per_node && in_flight_to(x, (*pp)->node) >= x->o.per_node))
+		return NULL;
 	it = *pp;
 	*pp = it->next;
 	if (x->tail == it)
@@ -343,9 +408,43 @@ static void fill(struct txn *x)
 	}
 }
 
+/*
+ * The queued Sets for gone nodes fail, unsent: all out of the queue first,
+ * then their callbacks (which may queue more; the next tick fails those).
+ */
+static void fail_gone(struct txn *x)
+{
+	struct txn_item **pp = &x->head, *prev = NULL, *list = NULL, **lt = &list, *it;
+
+	while (*pp) {
+		it = *pp;
+		if (!is_gone(x, it)) {
+			prev = it;
+			pp = &it->next;
+			continue;
+		}
+		*pp = it->next;
+		if (x->tail == it)
+			x->tail = prev;
+		x->n_queued--;
+		it->next = NULL;
+		*lt = it;
+		lt = &it->next;
+	}
+	while (list) {
+		it = list;
+		list = it->next;
+		x->st.timeouts++;
+		it->done(it->arg, -ETIMEDOUT, NULL, 0);
+		free(it);
+	}
+}
+
 void txn_tick(struct txn *x)
 {
 	expire(x, x->now_fn(x->now_arg));
+	if (x->n_gone)
+		fail_gone(x);
 	/* Callbacks above may have queued more; a completion may free a slot. */
 	while (x->head && x->n_out < x->o.window) {
 		unsigned before = x->n_queued;
@@ -429,8 +528,9 @@ int txn_next_timeout(struct txn *x)
 	for (unsigned i = 0; i < x->o.window; i++)
 		if (x->slot[i] && x->slot[i]->deadline < min)
 			min = x->slot[i]->deadline;
+	/* Nothing in flight but some queued: Sets for gone nodes, for the next tick to fail. */
 	if (min == UINT64_MAX)
-		return -1;
+		return x->head ? 0 : -1;
 	return min <= now ? 0 : (int)(min - now);
 }
 

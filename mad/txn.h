@@ -124,5 +124,13 @@ const struct txn_stats *txn_stats(const struct txn *x);
  */
 void txn_set_timeout(struct txn *x, unsigned timeout_ms, unsigned retries, struct txn_opts *old);
 unsigned txn_in_flight(const struct txn *x);
+/*
+ * A node (a directed route) that left a Set unanswered after all its
+ * retries is taken as gone: Sets queued for it afterwards fail at once
+ * with -ETIMEDOUT, unsent, for 10 s or until this is called (a sweep calls
+ * it when it starts: what it asks, it asks everyone again). Gets are always
+ * sent: discovery asks again in rounds of its own.
+ */
+void txn_forget_gone(struct txn *x);
 
 #endif

@@ -114,6 +114,16 @@ int plan_build(struct subnet *sn, struct lid_map *lids, const struct plan_opts *
 		*out = p;
 		return 0;
 	}
+	/*
+	 * Another engine now (a refusal): its tables are its own; and the file
+	 * engine's are the operator's, as the file has them.
+	 */
+	if (o->prev && (!o->prev_engine || o->prev_engine == p.engine) &&
+	    p.engine != &route_file) {
+		r = keep_routes(o->prev_sn ? o->prev_sn : sn, o->prev, sn, &p.routes, &rep->keep);
+		if (r < 0)
+			goto fail;
+	}
 	if (o->config) {
 		r = pkey_plan_build(sn, o->config, o->sm_port, &p.pkeys, &rep->pkeys);
 		if (r < 0)

@@ -11,6 +11,8 @@
  *   lid.c        LID assignment; lid_file.c the guid2lid map and its file
  *   pkey.c       partitions -> the P_Key table each port must hold
  *   qos.c        the OperationalVLs, SL2VL and VLArb tables each port should hold
+ *   keep.c       after an event: the entries of the tables before that still hold,
+ *                kept in the engine's fresh tables when they route no worse
  *   mcast.c      multicast groups; mcast_tree.c a group's tree; mcast_mft.c the
  *                MFTs the trees make
  *
@@ -24,6 +26,7 @@
 #include "config/config.h"
 #include "lib/diag.h"
 #include "model/subnet.h"
+#include "plan/keep.h"
 #include "plan/lid.h"
 #include "plan/mcast.h"
 #include "plan/pkey.h"
@@ -43,6 +46,15 @@ struct plan_opts {
 	uint32_t sm_port;             /* the SM's model port: MasterSMLID, partition member "self" */
 	uint16_t lid_cap;             /* no LID at or past it (lid_switch_cap); 0: no limit */
 	bool lids_fabric_first;       /* the fabric's LIDs before the map's (a takeover) */
+	/*
+	 * The tables the fabric was given before (numbered on prev_sn; NULL:
+	 * none, route afresh): their entries that still hold are kept
+	 * (plan/keep.h) when that routes no worse. prev_sn NULL: numbered on sn.
+	 */
+	const struct route_out *prev;
+	const struct subnet *prev_sn;
+	/* The engine that made prev; NULL: unknown. Kept only for the same engine. */
+	const struct route_engine *prev_engine;
 };
 
 /*
@@ -54,6 +66,7 @@ struct plan_report {
 	int lid_err;              /* -ENOSPC: some ports got no LID (the others did) */
 	struct diag pkeys;        /* partition members that match no port */
 	bool no_mlid;             /* some partitions got no IPoIB broadcast group: MLIDs ran out */
+	struct keep_report keep;  /* plan_opts.prev: whether its entries were kept */
 };
 
 struct plan {

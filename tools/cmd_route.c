@@ -35,7 +35,7 @@
 enum { ARG_ENGINE = 1, ARG_FALLBACK = 2, ARG_LMC = 4, ARG_VLS = 8, ARG_ROOTS = 16, ARG_LFTS = 32 };
 
 struct route_args {
-	const char *engine, *guid2lid, *topo, *config, *lfts;
+	const char *engine, *guid2lid, *topo, *config, *lfts, *keep;
 	unsigned lmc, threads, vls;
 	bool json, check, canon, pkeys, qos, sl, no_fallback;
 	uint64_t roots[256]; /* --root: updn's root switches */
@@ -51,7 +51,7 @@ static void route_usage(FILE *f)
 
 	fprintf(f,
 		"usage: loom route [--engine E[,E...]] [--fallback auto|none] [--lmc N] [--vls N]\n"
-		"                  [--guid2lid FILE]\n"
+		"                  [--guid2lid FILE] [--keep FILE]\n"
 		"                  [--json | --canon | --sl] [--check] [--root GUID]... TOPOFILE\n\n"
 		"Route a fabric without touching it: read TOPOFILE (ibnetdiscover output or\n"
 		"ibsim's form), assign LIDs as loomd does (a port keeps the LID the file\n"
@@ -74,6 +74,9 @@ static void route_usage(FILE *f)
 		"  --guid2lid FILE  LIDs from loomd's guid2lid map (read only)\n"
 		"  --root GUID      updn: a root switch by NodeGUID, repeatable (default: found)\n"
 		"  --lfts FILE      file: the dump_lfts text the engine loads\n"
+		"  --keep FILE      dump_lfts text of the tables the fabric holds: keep what\n"
+		"                   still holds of them, as loomd does after an event, when\n"
+		"                   that routes no worse than the engine's tables\n"
 		"  --threads N      worker threads, routing and checking (default: one per\n"
 		"                   CPU; the tables and the report do not depend on it)\n"
 		"  --json           instead of the tables: the route-quality report (pairs,\n"
@@ -108,7 +111,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		{ "qos", no_argument, NULL, 'q' },	      { "vls", required_argument, NULL, 'v' },
 		{ "lfts", required_argument, NULL, 'L' },   { "threads", required_argument, NULL, 't' },
 		{ "root", required_argument, NULL, 'r' },     { "sl", no_argument, NULL, 'S' },
-		{ "fallback", required_argument, NULL, 'F' },
+		{ "fallback", required_argument, NULL, 'F' }, { "keep", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },	      {}
 	};
 	char *end;
@@ -126,6 +129,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		case 'q': a->qos = true; break;
 		case 'S': a->sl = true; break;
 		case 'L': a->lfts = optarg; a->set |= ARG_LFTS; break;
+		case 'k': a->keep = optarg; break;
 		case 'F':
 			if (strcmp(optarg, "auto") && strcmp(optarg, "none")) {
 				fprintf(stderr, "loom route: --fallback '%s': want auto or none\n", optarg);
@@ -418,9 +422,31 @@ static int plan(const struct route_args *a, const struct route_chain *engines,
 			   .file = a->lfts, .threads = a->threads, .vls = (uint8_t)a->vls,
 			   .progress = progress_cb, .progress_ctx = prog },
 	};
+	_cleanup_(route_out_free) struct route_out prev = { 0 };
+	struct diag d = { .limit = DIAG_MAX };
 	int r;
 
+	if (a->keep) {
+		r = lft_text_read_file(a->keep, sn, &prev, NULL, &d);
+		diag_print(&d, stderr);
+		diag_free(&d);
+		if (r < 0) {
+			fprintf(stderr, "loom route: --keep %s: %s; nothing routed\n", a->keep,
+				strerror(-r));
+			return 2;
+		}
+		po.prev = &prev;
+	}
 	r = plan_build(sn, m, &po, NULL, out, &rep);
+	if (r == 0 && rep.keep.used)
+		fprintf(stderr, "loom route: %s: kept where they still hold: %" PRIu32 " LIDs kept "
+			"(%" PRIu64 " entries rerouted), %" PRIu32 " routed afresh; busiest link %"
+			PRIu64 " routes (fresh tables: %" PRIu64 ")\n", a->keep, rep.keep.lids_kept,
+			rep.keep.entries_patched, rep.keep.lids_fresh, rep.keep.max_load_kept,
+			rep.keep.max_load_fresh);
+	else if (r == 0 && rep.keep.tried)
+		fprintf(stderr, "loom route: %s: not kept, the engine's tables: %s\n", a->keep,
+			rep.keep.why);
 	diag_print(&rep.lids.msgs, stderr);
 	diag_print(&rep.pkeys, stderr);
 	if (r == 0)

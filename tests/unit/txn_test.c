@@ -437,6 +437,117 @@ static void test_smp_codec(void **state)
 	assert_int_equal(smp_decode_node_info(resp, 100, &ni), -EPROTO);
 }
 
+/*
+ * A node that leaves two Sets unanswered after all their retries (none
+ * answered since) is taken as gone: Sets still queued for it fail at once,
+ * unsent, while another node's go out; it is asked again once forgotten or
+ * after 10 s; one Set given up is not enough.
+ */
+static void test_gone_node(void **state)
+{
+	struct fake f;
+	struct txn *x;
+	struct txn_opts o = { .window = 4, .timeout_ms = 100, .retries = 1, .per_node = 2 };
+	struct smp_req set = { .method = SMP_SET, .attr_id = SMP_ATTR_LFT, .hops = 2,
+			       .path = { 0, 3, 5 } };
+	struct smp_req b = set;
+	uint8_t resp[MAD_SIZE];
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(txn_new(&fake_ops, &f, &o, &x), 0);
+	txn_set_clock(x, fake_now, &f);
+	b.path[2] = 6; /* node B answers; node A (path ... 5) never does */
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(txn_submit(x, &set, on_done, &f), 0);
+	assert_int_equal(txn_submit(x, &b, on_done, &f), 0);
+	assert_int_equal(f.n_sent, 3); /* A's two, B's one */
+	make_resp(f.sent[2], resp, 0);
+	txn_input(x, resp, MAD_SIZE, NULL);
+	assert_int_equal(f.n_done, 1);
+	f.now = 100;
+	txn_tick(x); /* A's two retried */
+	assert_int_equal(f.n_sent, 5);
+	f.now = 200;
+	txn_tick(x); /* A's two given up: A's four queued fail unsent */
+	assert_int_equal(f.n_sent, 5);
+	assert_int_equal(f.n_done, 7);
+	for (unsigned i = 1; i < 7; i++)
+		assert_int_equal(f.done_status[i], -ETIMEDOUT);
+	assert_int_equal(txn_stats(x)->timeouts, 6);
+	assert_true(txn_idle(x));
+	/* Still gone for a later request, until forgotten (a sweep starts) or 10 s pass. */
+	assert_int_equal(txn_submit(x, &set, on_done, &f), 0);
+	assert_int_equal(f.n_sent, 5);
+	assert_int_equal(txn_next_timeout(x), 0); /* queued, nothing in flight: tick now */
+	txn_tick(x);
+	assert_int_equal(f.n_done, 8);
+	assert_int_equal(f.done_status[7], -ETIMEDOUT);
+	assert_true(txn_idle(x));
+	txn_forget_gone(x);
+	assert_int_equal(txn_submit(x, &set, on_done, &f), 0);
+	assert_int_equal(f.n_sent, 6);
+	f.now = 300;
+	txn_tick(x);
+	f.now = 400; /* one Set given up: not gone yet, a lossy link may drop one */
+	txn_tick(x);
+	assert_int_equal(f.n_sent, 7);
+	assert_int_equal(f.n_done, 9);
+	assert_int_equal(txn_submit(x, &set, on_done, &f), 0);
+	assert_int_equal(f.n_sent, 8);
+	/* It answers: the strike is gone. */
+	make_resp(f.sent[7], resp, 0);
+	txn_input(x, resp, MAD_SIZE, NULL);
+	assert_int_equal(f.n_done, 10);
+	assert_int_equal(f.done_status[9], 0);
+	/* Two given up: gone; 10 s later asked again. */
+	assert_int_equal(txn_submit(x, &set, on_done, &f), 0);
+	assert_int_equal(txn_submit(x, &set, on_done, &f), 0);
+	assert_int_equal(f.n_sent, 10);
+	f.now = 500;
+	txn_tick(x);
+	f.now = 600;
+	txn_tick(x);
+	assert_int_equal(f.n_done, 12);
+	assert_int_equal(txn_submit(x, &set, on_done, &f), 0);
+	txn_tick(x);
+	assert_int_equal(f.n_sent, 12);
+	assert_int_equal(f.n_done, 13);
+	f.now += 10000;
+	assert_int_equal(txn_submit(x, &set, on_done, &f), 0);
+	assert_int_equal(f.n_sent, 13);
+	txn_free(x);
+}
+
+/*
+ * Never taken as gone: the local node (no hops; LID-routed requests hash
+ * alike), and any node for a Get (discovery asks again in its own rounds).
+ */
+static void test_gone_not_local(void **state)
+{
+	struct fake f;
+	struct txn *x = setup(&f, 1, 0);
+	struct smp_req local = { .method = SMP_SET, .attr_id = SMP_ATTR_LFT };
+
+	(void)state;
+	assert_int_equal(txn_submit(x, &local, on_done, &f), 0);
+	assert_int_equal(txn_submit(x, &local, on_done, &f), 0);
+	assert_int_equal(f.n_sent, 1);
+	f.now = 100;
+	txn_tick(x);
+	assert_int_equal(f.n_done, 1);
+	assert_int_equal(f.n_sent, 2);
+	f.now = 200;
+	txn_tick(x);
+	assert_int_equal(txn_submit(x, &node_info_req, on_done, &f), 0);
+	assert_int_equal(txn_submit(x, &node_info_req, on_done, &f), 0);
+	assert_int_equal(f.n_sent, 3);
+	f.now = 300;
+	txn_tick(x);
+	assert_int_equal(f.n_sent, 4);
+	txn_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +559,8 @@ int main(void)
 		cmocka_unit_test(test_response_hook),
 		cmocka_unit_test(test_per_node),
 		cmocka_unit_test(test_per_node_churn),
+		cmocka_unit_test(test_gone_node),
+		cmocka_unit_test(test_gone_not_local),
 		cmocka_unit_test(test_bad_status),
 		cmocka_unit_test(test_smp_codec),
 	};
