@@ -69,7 +69,7 @@ struct prog_opts {
 	uint16_t sm_lid;        /* MasterSMLID for every port */
 	uint64_t subnet_prefix; /* GID prefix for every port */
 	const struct pkey_plan *pkeys; /* P_Key tables to hold; NULL: leave them as they are */
-	const struct config *qos;      /* QoS classes to program; NULL: leave VL settings */
+	const struct config *qos;      /* QoS classes to program (the plan's); NULL: leave VL settings */
 	/*
 	 * The classes' VLHighLimit, HOQLife and VLStallCount too: true for
 	 * loom.yaml's classes, false for the defaults that only carry a routing

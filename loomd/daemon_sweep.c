@@ -37,9 +37,9 @@ static void sweep_line(const struct loomd *d, const struct sweep_stats *st, char
 	if (st->heavy && d->cfg && d->cfg->file)
 		snprintf(lft, sizeof(lft), " (%u LFT blocks, %u P_Key blocks, %u QoS blocks, %u MFT "
 			 "blocks)", st->lft_blocks, st->pkey_blocks, st->qos_blocks, st->mft_blocks);
-	else if (st->heavy)
-		snprintf(lft, sizeof(lft), " (%u LFT blocks, %u MFT blocks)", st->lft_blocks,
-			 st->mft_blocks);
+	else if (st->heavy) /* no file: no partitions, the default QoS classes */
+		snprintf(lft, sizeof(lft), " (%u LFT blocks, %u QoS blocks, %u MFT blocks)",
+			 st->lft_blocks, st->qos_blocks, st->mft_blocks);
 	snprintf(buf, size, "sweep %u (%s): %" PRIu32 " nodes, %" PRIu32 " ports, %u changes%s, %"
 		 PRIu64 " SMPs, %u ms%s%s",
 		 d->sw.heavy + d->sw.light + d->sw.targeted,

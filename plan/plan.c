@@ -18,8 +18,10 @@ uint32_t plan_sm_port(const struct subnet *sn, uint8_t local_port)
 
 /*
  * The QoS classes the ports follow: loom.yaml's; without a file, the default
- * classes when the engine's SL-to-VL map must be programmed (fabric/prog_qos.c
- * carries it in them); else none, and VL settings stay as the ports came up.
+ * classes (every SL spread over the VLs a port runs: all on VL 0 where it runs
+ * one; fabric/prog_qos.c carries an engine's SL-to-VL map in them). Always
+ * some: every port's SL2VL and VLArb tables are programmed, so the SA's
+ * records say what the ports hold, as OpenSM's do.
  */
 static int pick_qos(const struct plan_opts *o, struct plan *p)
 {
@@ -27,8 +29,6 @@ static int pick_qos(const struct plan_opts *o, struct plan *p)
 		p->qos = o->config;
 		return 0;
 	}
-	if (!p->routes.sl)
-		return 0;
 	if (config_defaults(&p->qos_def) < 0)
 		return -ENOMEM;
 	p->qos = p->qos_def;

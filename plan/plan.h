@@ -85,8 +85,8 @@ struct plan {
 	struct pkey_plan pkeys;
 	/*
 	 * The QoS classes every port's tables follow (plan/qos.h): loom.yaml's,
-	 * else the defaults when the engine's SL-to-VL map must go out (then
-	 * qos == qos_def, owned). NULL: VL settings are left as the ports have them.
+	 * else the defaults (then qos == qos_def, owned). NULL only when routing
+	 * failed: nothing is programmed then.
 	 */
 	const struct config *qos;
 	struct config *qos_def;

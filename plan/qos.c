@@ -75,6 +75,17 @@ uint8_t qos_switch_vl_cap(const struct subnet *sn, const struct disc_live *live)
 	return (uint8_t)cap;
 }
 
+/* Is the class's map the default one, SL n -> VL n modulo its operational VLs? */
+static bool spread_map(const struct config_qos_class *c)
+{
+	unsigned n = c->operational_vls ? c->operational_vls : 1;
+
+	for (unsigned sl = 0; sl < SMP_NUM_SL; sl++)
+		if (c->sl2vl[sl] != sl % n)
+			return false;
+	return true;
+}
+
 /* The OperationalVLs code port pi runs: as read (and set) on a live fabric, else planned. */
 static uint8_t port_op_vls(const struct qos_view *v, uint32_t pi)
 {
@@ -83,7 +94,8 @@ static uint8_t port_op_vls(const struct qos_view *v, uint32_t pi)
 
 /*
  * The table port pi (an output port) should hold; *folded if VLs had to be
- * folded (or, for the engine's map, are missing). Public (plan/qos.h) so that
+ * folded (or, for the engine's map, are missing): not for the default map,
+ * which spreads the SLs over whatever the port runs. Public (plan/qos.h) so that
  * the SA answers with exactly what programming sends.
  */
 void qos_want_sl2vl(const struct qos_view *v, uint32_t pi, uint8_t vl[SMP_NUM_SL],
@@ -106,6 +118,9 @@ void qos_want_sl2vl(const struct qos_view *v, uint32_t pi, uint8_t vl[SMP_NUM_SL
 			*folded = true;
 		}
 	}
+	/* The default map (SL n -> VL n % VLs) folds by design: it spreads over what runs. */
+	if (*folded && spread_map(c))
+		*folded = false;
 }
 
 /* Entries of one VLArb block: the class's list from entry 0, within the port's room. */

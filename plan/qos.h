@@ -45,7 +45,11 @@ uint8_t qos_switch_vl_cap(const struct subnet *sn, const struct disc_live *live)
  * engine's SL-to-VL map spreads routes over.
  */
 uint8_t qos_port_op_vls(const struct qos_view *v, uint32_t pi, uint8_t cap);
-/* The SL-to-VL table of output port pi; *folded: VLs folded or missing. */
+/*
+ * The SL-to-VL table of output port pi; *folded: VLs folded or missing (not
+ * when the class's map is the default spread, SL n -> VL n % VLs: that fits
+ * any port, all SLs on VL 0 where one VL runs).
+ */
 void qos_want_sl2vl(const struct qos_view *v, uint32_t pi, uint8_t vl[SMP_NUM_SL],
 		    bool *folded);
 /* VLArbitration block b (low or high 0-31) of port pi; returns the entries the port has room for. */

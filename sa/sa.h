@@ -174,7 +174,7 @@ struct sa_src {
 	const struct pkey_plan *pkeys;  /* NULL: every port holds only the default 0xffff */
 	const struct route_out *routes; /* the routes the LFTs came from (route_out.sl); NULL: none */
 	const struct config *config;    /* loom.yaml: partition SLs; NULL: none */
-	const struct config *qos;       /* QoS classes for SL2VL/VLArb records; NULL: no records */
+	const struct config *qos;       /* QoS classes for SL2VL/VLArb records (the plan's: always, once routed) */
 	struct mcast *mcast;            /* multicast groups: MCMemberRecord changes them; NULL: none */
 	struct sa_events *ev;           /* subscriptions: InformInfo changes them; NULL: none */
 	struct sa_services *svc;        /* services: ServiceRecord changes them; NULL: none */

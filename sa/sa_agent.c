@@ -50,7 +50,7 @@ static uint64_t mono_ms(void);
 /*
  * The answers come from the plan the last heavy sweep programmed: its P_Key
  * tables, its routes (PathRecord SLs), its QoS classes (SL2VL and VLArb
- * records say what programming sends: qos_want_*; no classes, no records).
+ * records say what programming sends: qos_want_*; the plan always has classes).
  */
 static int refresh(struct sa *sa)
 {

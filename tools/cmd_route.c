@@ -93,10 +93,10 @@ static void route_usage(FILE *f)
 		"  --pkeys          instead of the tables: the P_Key table every port would\n"
 		"                   get from --config's partitions (smpquery pkeys order)\n"
 		"  --qos            instead of the tables: the QoS settings every port would\n"
-		"                   get from --config (VLs, SL2VL, VLArb high and low), or the\n"
-		"                   engine's SL-to-VL map; ports taken to support VL0-7 and 8\n"
-		"                   VLArb entries (a topology file does not say); with --pkeys\n"
-		"                   both, P_Keys first\n\n"
+		"                   get from --config, or the defaults without one (VLs, SL2VL,\n"
+		"                   VLArb high and low), or the engine's SL-to-VL map; ports\n"
+		"                   taken to support VL0-7 and 8 VLArb entries (a topology\n"
+		"                   file does not say); with --pkeys both, P_Keys first\n\n"
 		"Exit status: 0 routed (and, with --check, clean), 1 --check found problems or\n"
 		"misuse, 2 the topology cannot be read or routed.\n");
 }
@@ -181,7 +181,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		default: route_usage(stderr); return 1;
 		}
 	}
-	if (optind != argc - 1 || (a->json && a->canon) || ((a->pkeys || a->qos) && !a->config)) {
+	if (optind != argc - 1 || (a->json && a->canon) || (a->pkeys && !a->config)) {
 		route_usage(stderr);
 		return 1;
 	}

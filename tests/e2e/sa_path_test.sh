@@ -6,8 +6,8 @@
 #    SLID DLID ends there), MTU and rate are the links' (smpquery portinfo),
 #    and the records say what OpenSM's say for the same GIDs;
 #  - with partitions: no path between two limited members, one between a
-#    limited and a full member; P_KeyTable, SL2VL and VLArb records hold
-#    what smpquery reads from the ports;
+#    limited and a full member; P_KeyTable records hold what smpquery
+#    reads from the ports (SL2VL and VLArb records: sa_qos_test.sh);
 #  - with --routing vlayered on a 6x6 torus: each path's SL is the one the
 #    engine chose for the route (loom route --sl with loomd's LIDs), which
 #    keeps it free of credit loops.
@@ -301,40 +301,7 @@ if want && start "$ft" 0 -c "$tmp/loom.yaml"; then
 		[ -n "$want" ] && [ "$got" = "$want" ] || { bad=$((bad + 1)); tap_diag "PKTR h$h: SA '$got', smpquery '$want'"; }
 	done
 	tap_is "$T: P_KeyTableRecords hold what smpquery pkeys reads (4 hosts)" "$bad" 0
-
-	# SL2VL: a CA's table, and a switch's for each input port to one output.
-	sq l s1 SL2VL "$l1"
-	got=$(awk '/VL:/ { sub(/^[ \t]*VL: */, ""); gsub(/ /, ""); print }' "$tmp/l.s1.out")
-	want=$(sim_run l smpquery sl2vl "$l1" 2>/dev/null | sed -nE 's/^ports: in  0, out  0: \|//p' | tr -d ' ')
-	tap_is "$T: SL2VL of h1 is what smpquery sl2vl reads" "$got" "$want"
-	leaf=$(echo $(($(awk '$1 == "0x0002c90300000005" { print $2 }' "$tmp/$T.state/guid2lid"))))
-	sq l s2 SL2VL "$leaf//5"
-	recs "$tmp/l.s2.out" >/dev/null
-	got=$(awk '/InPort/ { sub(/.*\.+/, ""); ip = $0 } /VL:/ { sub(/^[ \t]*VL: */, ""); gsub(/ /, ""); print ip ":" $0 }' \
-		"$tmp/l.s2.out" | sort -n | tr '\n' ' ')
-	want=$(sim_run l smpquery sl2vl "$leaf" 5 2>/dev/null |
-		sed -nE 's/^ports: in +([0-9]+), out +5: \|(.*)$/\1:\2/p' | tr -d ' ' | sort -n)
-	# Every input the SA lists (the linked ones, port 0): the row smpquery reads.
-	bad=0
-	for g in $got; do
-		case " $(echo $want) " in *" $g "*) ;; *) bad=$((bad + 1)); tap_diag "SL2VL leaf001 in:row $g: smpquery reads '$(echo $want)'" ;; esac
-	done
-	tap_check "$T: SL2VL records of leaf001 to port 5: as smpquery sl2vl reads them ($(echo $got | wc -w) inputs)" \
-		test "$bad" = 0 -a -n "$got"
-	# VLArb: h1's low and high blocks.
-	sq l v1 VLAR "$l1/1"
-	sim_run l smpquery vlarb "$l1" >"$tmp/smp.vlarb" 2>/dev/null
-	for part in Low High; do
-		blk=$([ $part = Low ] && echo 1 || echo 3)
-		want=$(awk -v p="$part" '$0 ~ "^# " p { f = 1; next } /^#/ { f = 0 } f && /^VL/ { v = $0 } f && /^WEIGHT/ {
-			n = split(v, a, "|"); split($0, w, "|")
-			for (i = 2; i < n; i++) if (w[i] + 0 != 0) printf "%d:%d ", a[i], w[i] }' "$tmp/smp.vlarb")
-		got=$(awk -v b="$blk" '/Block\.+/ { sub(/.*\.+/, ""); cur = $0 } cur == b && /VL *:/ { v = $0 }
-			cur == b && /Weight:/ { n = split(v, a, "|"); split($0, w, "|")
-			sub(/.*: */, "", a[1]); sub(/.*: */, "", w[1])
-			for (i = 1; i < n; i++) if (w[i] + 0 != 0) printf "%d:%d ", a[i], w[i] }' "$tmp/l.v1.out")
-		tap_is "$T: VLArb $part of h1 is what smpquery vlarb reads" "$got" "$want"
-	done
+	# SL2VL and VLArb records, every port against smpquery: sa_qos_test.sh.
 fi
 want && stop
 
