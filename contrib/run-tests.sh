@@ -1,7 +1,11 @@
 #!/bin/bash
 # Build loom and run every test, the way CI does:
-#   1. normal build: unit tests, tool tests, simulated-fabric tests, fuzzing;
-#   2. AddressSanitizer + UndefinedBehaviorSanitizer build: the fast tests again;
+#   1. normal build: unit tests, tool tests, the simulated-fabric tests that do not run
+#      in 2., the Debian packages, fuzzing;
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer build: the fast tests again, and the
+#      fabric tests of SANITIZE_TESTS (Makefile.am: loomd, loom and the SA on ibsim);
+#      every sanitizer report, even from a process whose exit status a test ignores,
+#      is a failure;
 #   3. make distcheck (the tarball builds and its fast tests pass).
 # The last line is "N passed, N failed"; the exit status is non-zero on any failure.
 # Build trees go to $LOOM_BUILD (default: _build in the source tree).
@@ -71,18 +75,39 @@ check autogen ./autogen.sh || { echo "$pass passed, $fail failed"; exit 1; }
 
 step "build and test (make check)"
 if build "$out/normal" normal; then
-	make -C "$out/normal" -j"$jobs" --no-print-directory check >/dev/null 2>&1
+	# SANITIZE_TESTS run once, in the sanitizer build below (CI time).
+	make -C "$out/normal" -j"$jobs" --no-print-directory check \
+		TESTS='$(FAST_TESTS) $(filter-out $(SANITIZE_TESTS),$(FABRIC_TESTS)) $(PACKAGE_TESTS) $(FUZZ_TESTS)' \
+		>/dev/null 2>&1
 	tally "$out/normal" normal
 	show_failures "$out/normal"
 fi
 
-step "sanitizers: ASan + UBSan, fast tests (make check-fast)"
+# Sanitizer reports: each file one failure (a report from a daemon a test stopped
+# and whose status it did not look at counts too), printed in full.
+sanitizer_reports() { # DIR
+	local f
+	for f in "$1"/*; do
+		[ -f "$f" ] || continue
+		fail=$((fail + 1))
+		failed+=("asan report ${f##*/}")
+		echo "---- sanitizer report $f"
+		head -n 60 "$f"
+	done
+}
+
+step "sanitizers: ASan + UBSan, fast tests and loomd's fabric tests (make check-sanitize)"
 san="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 if build "$out/asan" asan CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined"; then
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		make -C "$out/asan" -j"$jobs" --no-print-directory check-fast >/dev/null 2>&1
+	# The rest of the options (suppressions, halt and abort) come from Makefile.am.
+	# Reports go to files named after the program and its PID.
+	mkdir -p "$out/asan/sanitizer-reports"
+	ASAN_OPTIONS=log_path=$out/asan/sanitizer-reports/asan:log_exe_name=1 \
+		UBSAN_OPTIONS=log_path=$out/asan/sanitizer-reports/ubsan:log_exe_name=1 \
+		make -C "$out/asan" -j"$jobs" --no-print-directory check-sanitize >/dev/null 2>&1
 	tally "$out/asan" asan
 	show_failures "$out/asan"
+	sanitizer_reports "$out/asan/sanitizer-reports"
 fi
 
 step "make distcheck (fast tests)"
