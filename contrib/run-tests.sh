@@ -1,9 +1,10 @@
 #!/bin/bash
 # Build loom and run every test, the way CI does:
-#   1. normal build: unit tests, tool tests, the simulated-fabric tests that do not run
-#      in 2., the Debian packages, fuzzing;
-#   2. AddressSanitizer + UndefinedBehaviorSanitizer build: the fast tests again, and the
-#      fabric tests of SANITIZE_TESTS (Makefile.am: loomd, loom and the SA on ibsim);
+#   1. normal build: unit tests, tool tests, the simulated-fabric tests of
+#      PLAIN_FABRIC_TESTS (Makefile.am: no loom code, valgrind, loom-verbs), the Debian
+#      packages, fuzzing;
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer build: the fast tests again, and
+#      every other fabric test (loomd, loom and the SA on ibsim: make check-sanitize);
 #      every sanitizer report, even from a process whose exit status a test ignores,
 #      is a failure;
 #   3. make distcheck (the tarball builds and its fast tests pass).
@@ -75,9 +76,10 @@ check autogen ./autogen.sh || { echo "$pass passed, $fail failed"; exit 1; }
 
 step "build and test (make check)"
 if build "$out/normal" normal; then
-	# SANITIZE_TESTS run once, in the sanitizer build below (CI time).
+	# Most fabric tests run once, in the sanitizer build below (Makefile.am:
+	# PLAIN_FABRIC_TESTS are the others).
 	make -C "$out/normal" -j"$jobs" --no-print-directory check \
-		TESTS='$(FAST_TESTS) $(filter-out $(SANITIZE_TESTS),$(FABRIC_TESTS)) $(PACKAGE_TESTS) $(FUZZ_TESTS)' \
+		TESTS='$(FAST_TESTS) $(filter $(PLAIN_FABRIC_TESTS),$(FABRIC_TESTS)) $(PACKAGE_TESTS) $(FUZZ_TESTS)' \
 		>/dev/null 2>&1
 	tally "$out/normal" normal
 	show_failures "$out/normal"

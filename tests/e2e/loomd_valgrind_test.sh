@@ -1,6 +1,6 @@
 #!/bin/bash
 # loomd under valgrind on the simulator, in the normal build: valgrind also sees
-# reads of uninitialised memory, which AddressSanitizer (SANITIZE_TESTS, with
+# reads of uninitialised memory, which AddressSanitizer (make check-sanitize, with
 # tests/asan.supp for libumad2sim's reads past libibumad's buffers) does not.
 # One bring-up with partitions and QoS, then a daemon that takes a SIGHUP and
 # a SIGTERM: no invalid access and no leak of loomd's own (the simulator
