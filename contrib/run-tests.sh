@@ -2,9 +2,10 @@
 # Build loom and run every test, the way CI does:
 #   1. normal build: unit tests, tool tests, the simulated-fabric tests of
 #      PLAIN_FABRIC_TESTS (Makefile.am: no loom code, valgrind, loom-verbs), the Debian
-#      packages, fuzzing;
-#   2. AddressSanitizer + UndefinedBehaviorSanitizer build: the fast tests again, and
-#      every other fabric test (loomd, loom and the SA on ibsim: make check-sanitize);
+#      packages;
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer build: the fast tests again, every
+#      other fabric test (loomd, loom and the SA on ibsim: make check-sanitize), and
+#      fuzzing;
 #      every sanitizer report, even from a process whose exit status a test ignores,
 #      is a failure;
 #   3. make distcheck (the tarball builds and its fast tests pass).
@@ -79,7 +80,7 @@ if build "$out/normal" normal; then
 	# Most fabric tests run once, in the sanitizer build below (Makefile.am:
 	# PLAIN_FABRIC_TESTS are the others).
 	make -C "$out/normal" -j"$jobs" --no-print-directory check \
-		TESTS='$(FAST_TESTS) $(filter $(PLAIN_FABRIC_TESTS),$(FABRIC_TESTS)) $(PACKAGE_TESTS) $(FUZZ_TESTS)' \
+		TESTS='$(FAST_TESTS) $(filter $(PLAIN_FABRIC_TESTS),$(FABRIC_TESTS)) $(PACKAGE_TESTS)' \
 		>/dev/null 2>&1
 	tally "$out/normal" normal
 	show_failures "$out/normal"
@@ -98,15 +99,20 @@ sanitizer_reports() { # DIR
 	done
 }
 
-step "sanitizers: ASan + UBSan, fast tests and loomd's fabric tests (make check-sanitize)"
+step "sanitizers: ASan + UBSan: fast tests, fabric tests (make check-sanitize), fuzzing"
 san="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 if build "$out/asan" asan CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined"; then
+	# make check-sanitize, and the fuzz targets (built by clang with their own
+	# sanitizers, only config.h from this build): listed first, their ten minutes
+	# of one core overlap the fabric tests, as they did in the normal build.
 	# The rest of the options (suppressions, halt and abort) come from Makefile.am.
 	# Reports go to files named after the program and its PID.
 	mkdir -p "$out/asan/sanitizer-reports"
 	ASAN_OPTIONS=log_path=$out/asan/sanitizer-reports/asan:log_exe_name=1 \
 		UBSAN_OPTIONS=log_path=$out/asan/sanitizer-reports/ubsan:log_exe_name=1 \
-		make -C "$out/asan" -j"$jobs" --no-print-directory check-sanitize >/dev/null 2>&1
+		make -C "$out/asan" -j"$jobs" --no-print-directory check \
+		TESTS='$(FUZZ_TESTS) $(FAST_TESTS) $(filter-out $(PLAIN_FABRIC_TESTS),$(FABRIC_TESTS))' \
+		>/dev/null 2>&1
 	tally "$out/asan" asan
 	show_failures "$out/asan"
 	sanitizer_reports "$out/asan/sanitizer-reports"
