@@ -1,7 +1,13 @@
 #!/bin/bash
 # Build loom and run every test, the way CI does:
-#   1. normal build: unit tests, tool tests, simulated-fabric tests, fuzzing;
-#   2. AddressSanitizer + UndefinedBehaviorSanitizer build: the fast tests again;
+#   1. normal build: unit tests, tool tests, the simulated-fabric tests of
+#      PLAIN_FABRIC_TESTS (Makefile.am: no loom code, valgrind, loom-verbs), the Debian
+#      packages;
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer build: the fast tests again, every
+#      other fabric test (loomd, loom and the SA on ibsim: make check-sanitize), and
+#      fuzzing;
+#      every sanitizer report, even from a process whose exit status a test ignores,
+#      is a failure;
 #   3. make distcheck (the tarball builds and its fast tests pass).
 # The last line is "N passed, N failed"; the exit status is non-zero on any failure.
 # Build trees go to $LOOM_BUILD (default: _build in the source tree).
@@ -71,18 +77,45 @@ check autogen ./autogen.sh || { echo "$pass passed, $fail failed"; exit 1; }
 
 step "build and test (make check)"
 if build "$out/normal" normal; then
-	make -C "$out/normal" -j"$jobs" --no-print-directory check >/dev/null 2>&1
+	# Most fabric tests run once, in the sanitizer build below (Makefile.am:
+	# PLAIN_FABRIC_TESTS are the others).
+	make -C "$out/normal" -j"$jobs" --no-print-directory check \
+		TESTS='$(FAST_TESTS) $(filter $(PLAIN_FABRIC_TESTS),$(FABRIC_TESTS)) $(PACKAGE_TESTS)' \
+		>/dev/null 2>&1
 	tally "$out/normal" normal
 	show_failures "$out/normal"
 fi
 
-step "sanitizers: ASan + UBSan, fast tests (make check-fast)"
+# Sanitizer reports: each file one failure (a report from a daemon a test stopped
+# and whose status it did not look at counts too), printed in full.
+sanitizer_reports() { # DIR
+	local f
+	for f in "$1"/*; do
+		[ -f "$f" ] || continue
+		fail=$((fail + 1))
+		failed+=("asan report ${f##*/}")
+		echo "---- sanitizer report $f"
+		head -n 60 "$f"
+	done
+}
+
+step "sanitizers: ASan + UBSan: fast tests, fabric tests (make check-sanitize), fuzzing"
 san="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 if build "$out/asan" asan CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined"; then
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		make -C "$out/asan" -j"$jobs" --no-print-directory check-fast >/dev/null 2>&1
+	# make check-sanitize, and the fuzz targets (built by clang with their own
+	# sanitizers, only config.h from this build): listed first, their ten minutes
+	# of one core overlap the fabric tests, as they did in the normal build.
+	# The rest of the options (suppressions, halt and abort) come from Makefile.am.
+	# Reports go to files named after the program and its PID.
+	mkdir -p "$out/asan/sanitizer-reports"
+	ASAN_OPTIONS=log_path=$out/asan/sanitizer-reports/asan:log_exe_name=1 \
+		UBSAN_OPTIONS=log_path=$out/asan/sanitizer-reports/ubsan:log_exe_name=1 \
+		make -C "$out/asan" -j"$jobs" --no-print-directory check \
+		TESTS='$(FUZZ_TESTS) $(FAST_TESTS) $(filter-out $(PLAIN_FABRIC_TESTS),$(FABRIC_TESTS))' \
+		>/dev/null 2>&1
 	tally "$out/asan" asan
 	show_failures "$out/asan"
+	sanitizer_reports "$out/asan/sanitizer-reports"
 fi
 
 step "make distcheck (fast tests)"

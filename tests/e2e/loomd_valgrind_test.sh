@@ -1,6 +1,7 @@
 #!/bin/bash
-# loomd under valgrind on the simulator (AddressSanitizer cannot run there:
-# libumad2sim reads past libibumad's buffers, which ASan reports first).
+# loomd under valgrind on the simulator, in the normal build: valgrind also sees
+# reads of uninitialised memory, which AddressSanitizer (make check-sanitize, with
+# tests/asan.supp for libumad2sim's reads past libibumad's buffers) does not.
 # One bring-up with partitions and QoS, then a daemon that takes a SIGHUP and
 # a SIGTERM: no invalid access and no leak of loomd's own (the simulator
 # shim's known behaviour is suppressed by frames inside it only).

@@ -134,8 +134,10 @@ int main(int argc, char **argv)
 	r = sa_client_open(&c, "mcjoin", &a.co, &(struct sa_client_how){ .pkey = a.pkey });
 	if (!r)
 		r = sa_client_ask(&c, build(&a, &c), 0, NULL);
-	if (r)
+	if (r) {
+		sa_client_close(&c);
 		return r;
+	}
 	print_rec(sa_client_mad(&c));
 	sa_client_close(&c);
 	return 0;

@@ -217,5 +217,12 @@ int sa_client_ask(struct sa_client *c, size_t len, uint8_t method, int *answer_l
  */
 void sa_client_close(struct sa_client *c)
 {
+	if (c->umad)
+		umad_free(c->umad);
+	if (c->agent >= 0)
+		umad_unregister(c->fd, c->agent);
+	if (c->fd >= 0)
+		umad_close_port(c->fd);
 	umad_release_port(&c->port);
+	*c = (struct sa_client){ .fd = -1, .agent = -1 };
 }

@@ -91,6 +91,7 @@ ib_sa_mad_t *sa_client_req(struct sa_client *c, uint8_t method, ib_net16_t attr_
  * answer's MAD status is not 0.
  */
 int sa_client_ask(struct sa_client *c, size_t len, uint8_t method, int *answer_len);
+/* Free what sa_client_open got, also when it failed half-way. */
 void sa_client_close(struct sa_client *c);
 
 #endif

@@ -137,8 +137,10 @@ int main(int argc, char **argv)
 	if (!status)
 		status = sa_client_ask(&c, build(&a, &c),
 				       IB_MAD_METHOD_GETMULTI | IB_MAD_METHOD_RESP_MASK, &len);
-	if (status)
+	if (status) {
+		sa_client_close(&c);
 		return status;
+	}
 	m = sa_client_mad(&c);
 	n = len > (int)IB_SA_MAD_HDR_SIZE ? ((size_t)len - IB_SA_MAD_HDR_SIZE) / sizeof(ib_path_rec_t) : 0;
 	for (size_t i = 0; i < n; i++) {

@@ -107,8 +107,10 @@ int main(int argc, char **argv)
 	status = sa_client_open(&c, "saservice", &a.co, &(struct sa_client_how){ 0 });
 	if (!status)
 		status = sa_client_ask(&c, build(&a, &c), 0, NULL);
-	if (status)
+	if (status) {
+		sa_client_close(&c);
 		return status;
+	}
 	r = (const ib_service_record_t *)sa_client_mad(&c)->data;
 	printf("%s id 0x%016" PRIx64 " name %.64s lease %u pkey 0x%04x\n",
 	       a.del ? "deleted" : "registered", cl_ntoh64(r->service_id),

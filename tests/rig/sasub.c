@@ -164,8 +164,10 @@ int main(int argc, char **argv)
 				&(struct sa_client_how){ .issm = a.issm, .methods = mask });
 	if (!status)
 		status = sa_client_ask(&c, build(&a, &c), IB_MAD_METHOD_GET_RESP, NULL);
-	if (status)
+	if (status) {
+		sa_client_close(&c);
 		return status;
+	}
 	printf("%s trap 0x%04x\n", a.unsubscribe ? "unsubscribed" : "subscribed", a.trap);
 	fflush(stdout);
 	status = a.unsubscribe || a.no_wait ? 0 : wait_report(&a, &c);
