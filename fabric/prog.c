@@ -191,6 +191,8 @@ static void on_reply(void *arg, int status, const uint8_t *resp, size_t len)
 			break;
 		case PREQ_SL2VL_GET:
 		case PREQ_VLARB_GET:
+		case PREQ_SL2VL_SET:
+		case PREQ_VLARB_SET:
 			prog_qos_reply(g, q, resp, len);
 			break;
 		case PREQ_MFT_GET:
@@ -198,8 +200,6 @@ static void on_reply(void *arg, int status, const uint8_t *resp, size_t len)
 			prog_mft_reply(g, q, resp, len);
 			break;
 		case PREQ_PKEY_SET:
-		case PREQ_SL2VL_SET:
-		case PREQ_VLARB_SET:
 			break;
 		}
 	}

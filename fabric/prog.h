@@ -13,7 +13,8 @@
  *   prog_pkey.c   the P_KeyTable blocks that differ
  *   prog_qos.c    SLtoVLMappingTable and VLArbitrationTable of each port class
  *   prog_mft.c    the MulticastForwardingTable blocks of the groups' trees
- *   prog_cache.c  the LFTs as last programmed, by switch GUID (the SA reads them)
+ *   prog_cache.c  the LFTs as last programmed, by switch GUID (the SA reads them);
+ *                 the SL-to-VL and VLArb tables as last read or set, by node GUID
  *   disc.c        directed-route discovery (disc.h): NodeInfo, NodeDescription,
  *                 SwitchInfo and PortInfo of every node -> a model and disc_live
  *   disc_dup.c    duplicate GUIDs: probes that tell a redundant link from a
@@ -142,12 +143,21 @@ struct prog_report {
 };
 
 /*
- * The LFTs as last programmed, by switch GUID, kept from sweep to sweep so
- * that a sweep diffs against memory instead of reading every block back.
+ * The LFTs as last programmed, by switch GUID, and the SL-to-VL and VL
+ * arbitration tables as last read or set, by node GUID, kept from sweep to
+ * sweep so that a sweep diffs against memory instead of reading every block
+ * back.
  */
 struct prog_cache;
 int prog_cache_new(struct prog_cache **out);
 void prog_cache_free(struct prog_cache *c);
+/*
+ * Nothing known about the node's tables any more (the next sweep reads them
+ * again): call it for a node that may have lost them, one new or back, or
+ * one of whose ports dropped from Active (a reboot or a link bounce resets
+ * them on real hardware).
+ */
+void prog_cache_forget(struct prog_cache *c, uint64_t guid);
 static inline void prog_cache_freep(struct prog_cache **c)
 {
 	prog_cache_free(*c);

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The LFT cache of fabric/prog.h: switch GUID -> the table as last programmed. */
+/*
+ * The cache of fabric/prog.h: node GUID -> its LFT as last programmed, its
+ * SL-to-VL and VL arbitration tables as last read or set.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,17 @@ int prog_cache_new(struct prog_cache **out)
 	return *out ? 0 : -ENOMEM;
 }
 
+static void qos_tab_free(struct prog_qos_tab *t)
+{
+	if (!t)
+		return;
+	free(t->sl2vl);
+	free(t->vlarb);
+	free(t->sl2vl_known);
+	free(t->vlarb_known);
+	free(t);
+}
+
 void prog_cache_free(struct prog_cache *c)
 {
 	if (!c)
@@ -21,6 +35,7 @@ void prog_cache_free(struct prog_cache *c)
 	for (uint32_t i = 0; i < c->n; i++) {
 		free(c->e[i].lft);
 		free(c->e[i].known);
+		qos_tab_free(c->e[i].qos);
 	}
 	free(c->e);
 	itab_free(&c->by_guid);
@@ -99,4 +114,39 @@ int prog_cache_lft(const struct prog_cache *c, uint64_t guid, const uint8_t **lf
 	*lft = e->lft;
 	*len = e->len;
 	return 0;
+}
+
+struct prog_qos_tab *prog_qos_tab(struct prog_lft *e, uint8_t nports)
+{
+	size_t pairs = ((size_t)nports + 1) * ((size_t)nports + 1), ports = ((size_t)nports + 1) * 2;
+	struct prog_qos_tab *t = e->qos;
+
+	if (t && t->nports == nports)
+		return t;
+	qos_tab_free(t);
+	e->qos = t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->nports = nports;
+	t->sl2vl = calloc(pairs, sizeof(*t->sl2vl));
+	t->vlarb = calloc(ports, sizeof(*t->vlarb));
+	t->sl2vl_known = calloc(pairs, 1);
+	t->vlarb_known = calloc(ports, 1);
+	if (!t->sl2vl || !t->vlarb || !t->sl2vl_known || !t->vlarb_known) {
+		qos_tab_free(t);
+		e->qos = NULL;
+	}
+	return e->qos;
+}
+
+void prog_cache_forget(struct prog_cache *c, uint64_t guid)
+{
+	struct prog_lft *e = prog_cache_find(c, guid);
+
+	if (!e)
+		return;
+	if (e->known)
+		memset(e->known, 0, e->len / SMP_LFT_BLOCK + 1);
+	qos_tab_free(e->qos);
+	e->qos = NULL;
 }

@@ -8,6 +8,19 @@
 #include "plan/mcast.h"
 #include "fabric/prog.h"
 
+/*
+ * A node's SL-to-VL and VL arbitration tables as last read, or as the
+ * GetResp of a Set gave them; *_known[i]: slot i is what the node holds.
+ * SL2VL slot: in * (nports + 1) + out (a CA port: in 0, out its number);
+ * VLArb slot: port number * 2, + 1 for the high priority block.
+ */
+struct prog_qos_tab {
+	uint8_t nports;
+	uint8_t (*sl2vl)[SMP_NUM_SL];
+	struct smp_vlarb (*vlarb)[SMP_VLARB_BLOCK];
+	uint8_t *sl2vl_known, *vlarb_known;
+};
+
 /* One switch's LFT as we last saw or set it; known[b]: block b is what the switch holds. */
 struct prog_lft {
 	uint64_t guid;
@@ -16,6 +29,7 @@ struct prog_lft {
 	uint8_t *known;
 	bool no_enforce; /* a switch that drops PartitionEnforcement bits (ibsim does) */
 	uint8_t drops;   /* SMP_KNOB_*: PortInfo knobs the node does not keep (ibsim: VLHighLimit, VLStallCount) */
+	struct prog_qos_tab *qos; /* NULL: none known (CAs too: by NodeGUID) */
 };
 
 struct prog_cache {
@@ -65,6 +79,8 @@ struct preq {
 struct prog_lft *prog_cache_find(struct prog_cache *c, uint64_t guid);
 struct prog_lft *prog_cache_get(struct prog_cache *c, uint64_t guid);
 int prog_lft_size(struct prog_lft *e, uint32_t len);
+/* e's QoS tables, made (all unknown) for a node of nports ports; NULL on ENOMEM. */
+struct prog_qos_tab *prog_qos_tab(struct prog_lft *e, uint8_t nports);
 
 /* prog.c, for the table phases in prog_lft.c, prog_pkey.c, prog_qos.c and prog_mft.c. */
 bool prog_port_route(const struct prog *g, uint32_t pi, struct smp_req *r);

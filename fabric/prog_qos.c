@@ -4,7 +4,8 @@
  * (IBA 14.2.5.8: one per CA port; per input/output port pair on a switch)
  * and VL arbitration tables (14.2.5.9: the low and high priority tables'
  * first 32 entries, as many as the port has room for). Each block is read
- * and sent only if it differs. OperationalVLs goes with the PortInfo Set
+ * and sent only if it differs; a block the cache (prog_cache.c) knows is
+ * neither read nor sent if it is as wanted, sent without a read if not. OperationalVLs goes with the PortInfo Set
  * (prog.c); a mapping to a VL the port does not operate is folded into its
  * VLs and reported.
  *
@@ -54,42 +55,124 @@ static unsigned want_vlarb(const struct prog *g, uint32_t pi, enum smp_vlarb_blo
 	return qos_want_vlarb(&v, pi, b, e);
 }
 
-void prog_qos_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
-{
-	struct smp_req r = { .method = SMP_SET, .attr_mod = q->block };
-	uint8_t vl[SMP_NUM_SL], have_vl[SMP_NUM_SL];
-	struct smp_vlarb e[SMP_VLARB_BLOCK], have[SMP_VLARB_BLOCK];
-	bool folded;
-	uint32_t out = q->idx;
+union qos_block {
+	uint8_t vl[SMP_NUM_SL];
+	struct smp_vlarb e[SMP_VLARB_BLOCK];
+};
 
-	if (!prog_port_route(g, q->idx, &r))
-		return;
-	if (q->kind == PREQ_SL2VL_GET) {
-		/* On a switch the table belongs to the output port, the modifier's low byte. */
-		if (subnet_is_switch(g->sn, g->sn->port[q->idx].node))
-			out = subnet_port_idx(g->sn, g->sn->port[q->idx].node, q->block & 0xff);
-		want_sl2vl(g, out, vl, &folded);
-		if (smp_decode_sl2vl(resp, len, have_vl) < 0 || !memcmp(vl, have_vl, sizeof(vl)))
-			return;
-		r.attr_id = SMP_ATTR_SL2VL;
-		smp_encode_sl2vl(vl, r.data);
-		g->rep->qos_blocks++;
-		prog_submit(g, &r, PREQ_SL2VL_SET, q->idx, q->block, 0);
-		return;
+/* The block a request is about as the plan wants it; its size. */
+static size_t want_block(const struct prog *g, bool sl2vl, uint32_t pi, uint32_t mod,
+			 union qos_block *w)
+{
+	uint32_t node = g->sn->port[pi].node;
+	bool folded;
+
+	memset(w, 0, sizeof(*w));
+	if (!sl2vl) {
+		want_vlarb(g, pi, (enum smp_vlarb_block)(mod >> 16), w->e);
+		return sizeof(w->e);
 	}
-	want_vlarb(g, q->idx, (enum smp_vlarb_block)(q->block >> 16), e);
-	if (smp_decode_vlarb(resp, len, have) < 0 || !memcmp(e, have, sizeof(e)))
-		return;
-	r.attr_id = SMP_ATTR_VLARB;
-	smp_encode_vlarb(e, r.data);
-	g->rep->qos_blocks++;
-	prog_submit(g, &r, PREQ_VLARB_SET, q->idx, q->block, 0);
+	/* On a switch the table belongs to the output port, the modifier's low byte. */
+	if (subnet_is_switch(g->sn, node))
+		pi = subnet_port_idx(g->sn, node, (uint8_t)(mod & 0xff));
+	want_sl2vl(g, pi, w->vl, &folded);
+	return sizeof(w->vl);
 }
 
+/*
+ * The cache's copy of the block a request to port pi with modifier mod is
+ * about, *known set if it is what the node holds; NULL if there is none
+ * (no cache, or out of memory: the block is then read every sweep).
+ */
+static uint8_t *cached(struct prog *g, bool sl2vl, uint32_t pi, uint32_t mod, uint8_t **known)
+{
+	const struct subnet_port *p = &g->sn->port[pi];
+	const struct subnet_node *n = &g->sn->node[p->node];
+	struct prog_qos_tab *t;
+	struct prog_lft *e;
+	size_t slot;
+
+	if (!g->cache || !(e = prog_cache_get(g->cache, n->guid)) ||
+	    !(t = prog_qos_tab(e, n->nports)))
+		return NULL;
+	if (sl2vl) {
+		unsigned in = 0, out = p->num;
+
+		if (subnet_is_switch(g->sn, p->node)) {
+			in = (mod >> 8) & 0xff;
+			out = mod & 0xff;
+		}
+		if (in > n->nports || out > n->nports)
+			return NULL;
+		slot = (size_t)in * (n->nports + 1u) + out;
+		*known = &t->sl2vl_known[slot];
+		return t->sl2vl[slot];
+	}
+	slot = (size_t)p->num * 2 + ((mod >> 16) == SMP_VLARB_HIGH_0_31);
+	*known = &t->vlarb_known[slot];
+	return (uint8_t *)t->vlarb[slot];
+}
+
+static void send_block(struct prog *g, bool sl2vl, uint32_t pi, uint32_t mod,
+		       const union qos_block *w)
+{
+	struct smp_req r = { .method = SMP_SET, .attr_mod = mod };
+
+	if (!prog_port_route(g, pi, &r))
+		return;
+	r.attr_id = sl2vl ? SMP_ATTR_SL2VL : SMP_ATTR_VLARB;
+	if (sl2vl)
+		smp_encode_sl2vl(w->vl, r.data);
+	else
+		smp_encode_vlarb(w->e, r.data);
+	g->rep->qos_blocks++;
+	prog_submit(g, &r, sl2vl ? PREQ_SL2VL_SET : PREQ_VLARB_SET, pi, mod, 0);
+}
+
+/*
+ * A GetResp to a Get or a Set: what the node holds now, cached; after a Get,
+ * the block sent if it is not what the plan wants (unknown until the Set's
+ * GetResp says what the node took).
+ */
+void prog_qos_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
+{
+	bool sl2vl = q->kind == PREQ_SL2VL_GET || q->kind == PREQ_SL2VL_SET;
+	bool get = q->kind == PREQ_SL2VL_GET || q->kind == PREQ_VLARB_GET;
+	union qos_block w, have;
+	size_t size = want_block(g, sl2vl, q->idx, q->block, &w);
+	uint8_t *known = NULL, *c = cached(g, sl2vl, q->idx, q->block, &known);
+
+	memset(&have, 0, sizeof(have));
+	if ((sl2vl ? smp_decode_sl2vl(resp, len, have.vl) : smp_decode_vlarb(resp, len, have.e)) < 0)
+		return;
+	if (c) {
+		memcpy(c, &have, size);
+		*known = 1;
+	}
+	if (!get || !memcmp(&w, &have, size))
+		return;
+	if (c)
+		*known = 0;
+	send_block(g, sl2vl, q->idx, q->block, &w);
+}
+
+/* A block known (cached) as wanted is left alone; one known to differ is sent; the rest read. */
 static void ask(struct prog *g, uint32_t pi, uint16_t attr, uint32_t mod, enum preq_kind kind)
 {
 	struct smp_req r = { .method = SMP_GET, .attr_id = attr, .attr_mod = mod };
+	bool sl2vl = attr == SMP_ATTR_SL2VL;
+	uint8_t *known = NULL, *c = cached(g, sl2vl, pi, mod, &known);
 
+	if (c && *known) {
+		union qos_block w;
+		size_t size = want_block(g, sl2vl, pi, mod, &w);
+
+		if (!memcmp(c, &w, size))
+			return;
+		*known = 0;
+		send_block(g, sl2vl, pi, mod, &w);
+		return;
+	}
 	if (!prog_port_route(g, pi, &r))
 		return;
 	g->rep->qos_reads++;

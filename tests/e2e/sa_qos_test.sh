@@ -110,13 +110,13 @@ smp_tables() { # PORTS-FILE SL2VL-OUT VLARB-OUT
 }
 
 check_case() { # TOPO LOOMD-ARGS...
-	local topo=$1 rc line ca sw in out n i
+	local topo=$1 rc line ca sw in out n i port
 	shift
 	if ! sim_start q "$topo"; then
 		tap_check "$T: simulator starts" false
 		return
 	fi
-	SIM_RMPP=1 sim_run q --timeout 600 --out "$tmp/$T.log" "$LOOMD" --state-dir "$tmp/$T.state" \
+	SIM_RMPP=1 sim_run q --timeout 600 --out "$tmp/$T.log" "$LOOMD" -v --state-dir "$tmp/$T.state" \
 		--control "$tmp/$T.ctl" --sweep-interval 60 "$@" &
 	local pid=$!
 	if ! tap_check "$T: loomd reaches SUBNET UP" wait_log "$tmp/$T.log" 'SUBNET UP'; then
@@ -166,6 +166,29 @@ check_case() { # TOPO LOOMD-ARGS...
 	line=$("$LOOM" sweep --heavy --timeout 120 --control "$tmp/$T.ctl" 2>&1)
 	tap_diag "$line"
 	tap_check "$T: a second heavy sweep sends 0 QoS blocks" grep -qE '^sweep [0-9]+ \(heavy\): .* 0 QoS blocks' <<<"$line"
+	# ... and reads none either: the tables are known from the first (the cache).
+	sleep 1
+	line=$(grep 'heavy sweep: ' "$tmp/$T.log" | tail -n 1)
+	tap_diag "$line"
+	tap_check "$T: the first heavy sweep reads or sends QoS blocks" \
+		grep -qE 'QoS [0-9]+ ms \([1-9][0-9]* SMPs\)' <(grep -m1 'heavy sweep: ' "$tmp/$T.log")
+	tap_check "$T: a second heavy sweep reads no QoS block either (0 SMPs)" \
+		test -n "$line" -a -z "$(grep -E 'QoS [0-9]+ ms \([1-9][0-9]* SMPs\)' <<<"$line")"
+	# A link bounce resets its ends' tables on real hardware: those two
+	# switches are read again (ibsim keeps them: read, found right, not sent).
+	read -r sw port < <(awk -F'\t' 'NR == FNR { if ($1 == "Switch") s[$2] = 1; next }
+		($1 in s) && ($3 in s) { print $1 "\t" $2; exit }' <(sim_topo_nodes "$topo") \
+		<(sim_topo_links "$topo") | tr '\t' ' ')
+	n=$(wc -l <"$tmp/$T.log")
+	sim_console q "Unlink \"$sw\"[$port]" && sleep 0.5 && sim_console q "ReLink \"$sw\"[$port]"
+	sleep 0.5
+	line=$("$LOOM" sweep --heavy --timeout 120 --control "$tmp/$T.ctl" 2>&1)
+	tap_diag "$line"
+	sleep 1
+	tap_check "$T: after a bounce of \"$sw\"[$port], its switches' QoS blocks are read again" \
+		grep -qE 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)' <(tail -n +"$((n + 1))" "$tmp/$T.log")
+	tap_check "$T: ... and left as they were (0 QoS blocks sent)" \
+		grep -qE '^sweep [0-9]+ \(heavy\): .* 0 QoS blocks' <<<"$line"
 	rc=0
 	sim_signal q TERM 2>/dev/null
 	wait "$pid" || rc=$?
