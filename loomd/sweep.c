@@ -315,9 +315,13 @@ static bool port_dropped(const struct sweeper *s, uint32_t old, const struct dis
 
 /*
  * The cached tables of the nodes that may have lost theirs are read again:
- * a node new or back, or one with a port that was Active and is not now (a
- * reboot or a link bounce resets them on real hardware). After a takeover,
- * all of them: another master had the fabric meanwhile.
+ * a node new or back, or one that looks reset. A CA (or router) looks reset
+ * when a port that was Active is not now (a driver restart takes it down);
+ * a switch only when every port that was Active is not now: a reset takes
+ * them all down, while a link down or a leaf's uplinks down leave the
+ * switch's tables as they were, and reading every SL2VL pair of a switch
+ * again would cost an event far more than the event itself. After a
+ * takeover, all of them: another master had the fabric meanwhile.
  */
 static void forget_reset(struct sweeper *s, const struct subnet *sn, const struct disc_live *live)
 {
@@ -325,11 +329,20 @@ static void forget_reset(struct sweeper *s, const struct subnet *sn, const struc
 		const struct subnet_node *nd = &sn->node[n];
 		uint32_t old = s->sn && !s->takeover ? subnet_find_guid(s->sn, nd->guid) : SUBNET_NONE;
 		bool reset = old == SUBNET_NONE || s->sn->node[old].nports != nd->nports;
+		bool sw = nd->type == NODE_SWITCH;
+		unsigned was = 0, dropped = 0;
 
-		for (unsigned p = 0; !reset && p <= nd->nports; p++)
-			reset = port_dropped(s, subnet_port_idx(s->sn, old, (uint8_t)p), live,
-					     subnet_port_idx(sn, n, (uint8_t)p));
-		if (reset)
+		for (unsigned p = 0; !reset && p <= nd->nports; p++) {
+			uint32_t op = subnet_port_idx(s->sn, old, (uint8_t)p);
+
+			if (!s->live.port[op].have_pi || s->live.port[op].pi.state != SMP_PORT_ACTIVE)
+				continue;
+			was++;
+			if (port_dropped(s, op, live, subnet_port_idx(sn, n, (uint8_t)p)))
+				dropped++;
+			reset = !sw && dropped;
+		}
+		if (reset || (sw && was && dropped == was))
 			prog_cache_forget(s->cache, nd->guid);
 	}
 }
