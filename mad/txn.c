@@ -573,23 +573,28 @@ int txn_drain(struct txn *x)
 	}
 }
 
-int txn_wait(struct txn *x, int timeout_ms)
+/* One poll of the port for at most wait ms (-1: no bound), and what came, read. */
+static int poll_drain(struct txn *x, int wait)
 {
 	struct pollfd pfd = { .fd = x->ops->fd(x->t), .events = POLLIN };
-	int r, wait = txn_next_timeout(x);
+	int r = poll(&pfd, 1, wait);
 
-	if (wait < 0 || wait > timeout_ms)
-		wait = timeout_ms;
-	r = poll(&pfd, 1, wait);
 	if (r < 0 && errno != EINTR)
 		return -errno;
 	if (r > 0 && (pfd.revents & (POLLERR | POLLNVAL)))
 		return -EIO;
-	if (r > 0) {
-		r = txn_drain(x);
-		if (r < 0)
-			return r;
-	}
+	return r > 0 ? txn_drain(x) : 0;
+}
+
+int txn_wait(struct txn *x, int timeout_ms)
+{
+	int r, wait = txn_next_timeout(x);
+
+	if (wait < 0 || wait > timeout_ms)
+		wait = timeout_ms;
+	r = poll_drain(x, wait);
+	if (r < 0)
+		return r;
 	txn_tick(x);
 	return 0;
 }
@@ -597,7 +602,6 @@ int txn_wait(struct txn *x, int timeout_ms)
 int txn_run(struct txn *x, int timeout_ms)
 {
 	uint64_t end = timeout_ms < 0 ? UINT64_MAX : mono_ms(NULL) + (uint64_t)timeout_ms;
-	struct pollfd pfd = { .fd = x->ops->fd(x->t), .events = POLLIN };
 	int r, wait;
 
 	for (;;) {
@@ -613,15 +617,8 @@ int txn_run(struct txn *x, int timeout_ms)
 			if (wait < 0 || (uint64_t)wait > end - now)
 				wait = (int)(end - now);
 		}
-		r = poll(&pfd, 1, wait);
-		if (r < 0 && errno != EINTR)
-			return -errno;
-		if (r > 0 && (pfd.revents & (POLLERR | POLLNVAL)))
-			return -EIO;
-		if (r > 0) {
-			r = txn_drain(x);
-			if (r < 0)
-				return r;
-		}
+		r = poll_drain(x, wait);
+		if (r < 0)
+			return r;
 	}
 }
