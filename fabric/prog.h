@@ -153,11 +153,18 @@ int prog_cache_new(struct prog_cache **out);
 void prog_cache_free(struct prog_cache *c);
 /*
  * Nothing known about the node's tables any more (the next sweep reads them
- * again): call it for a node that may have lost them, one new or back, or
- * one of whose ports dropped from Active (a reboot or a link bounce resets
- * them on real hardware).
+ * again): for a node that may have lost them.
  */
 void prog_cache_forget(struct prog_cache *c, uint64_t guid);
+/*
+ * prog_cache_forget() for every node of sn that looks reset since the last
+ * model (old_sn, old_live): new or back, its port count changed, a CA's
+ * Active port down, or every Active port of a switch down (prog_cache.c
+ * says why). old_sn NULL: every node of sn (a takeover).
+ */
+void prog_cache_forget_reset(struct prog_cache *c, const struct subnet *old_sn,
+			     const struct disc_live *old_live, const struct subnet *sn,
+			     const struct disc_live *live);
 static inline void prog_cache_freep(struct prog_cache **c)
 {
 	prog_cache_free(*c);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The cache of fabric/prog.h: node GUID -> its LFT as last programmed, its
- * SL-to-VL and VL arbitration tables as last read or set.
+ * SL-to-VL and VL arbitration tables as last read or set; and which nodes
+ * look reset since the last model, their tables to be read again.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -149,4 +150,49 @@ void prog_cache_forget(struct prog_cache *c, uint64_t guid)
 		memset(e->known, 0, e->len / SMP_LFT_BLOCK + 1);
 	qos_tab_free(e->qos);
 	e->qos = NULL;
+}
+
+/* A port that was Active in the last model and is not now (or is gone). */
+static bool port_dropped(const struct disc_live *was_live, uint32_t old,
+			 const struct disc_live *live, uint32_t pi)
+{
+	const struct disc_port *was = &was_live->port[old], *now = &live->port[pi];
+
+	return was->have_pi && was->pi.state == SMP_PORT_ACTIVE &&
+	       (!now->have_pi || now->pi.state < SMP_PORT_ACTIVE);
+}
+
+/*
+ * A node looks reset when it is new or back, its port count changed, or:
+ * a CA (or router) when a port that was Active is not now (a driver restart
+ * takes it down); a switch only when every port that was Active is not now.
+ * A reset takes them all down, while a link down or a leaf's uplinks down
+ * leave the switch's tables as they were, and reading every SL2VL pair of a
+ * switch again would cost an event far more than the event itself.
+ */
+void prog_cache_forget_reset(struct prog_cache *c, const struct subnet *old_sn,
+			     const struct disc_live *old_live, const struct subnet *sn,
+			     const struct disc_live *live)
+{
+	for (uint32_t n = 0; n < sn->n_nodes; n++) {
+		const struct subnet_node *nd = &sn->node[n];
+		uint32_t old = old_sn ? subnet_find_guid(old_sn, nd->guid) : SUBNET_NONE;
+		bool reset = old == SUBNET_NONE || old_sn->node[old].nports != nd->nports;
+		bool sw = nd->type == NODE_SWITCH;
+		unsigned was = 0, dropped = 0;
+
+		for (unsigned p = 0; !reset && p <= nd->nports; p++) {
+			uint32_t op = subnet_port_idx(old_sn, old, (uint8_t)p);
+
+			if (!old_live->port[op].have_pi ||
+			    old_live->port[op].pi.state != SMP_PORT_ACTIVE)
+				continue;
+			was++;
+			if (port_dropped(old_live, op, live, subnet_port_idx(sn, n, (uint8_t)p)))
+				dropped++;
+			reset = !sw && dropped;
+		}
+		if (reset || (sw && was && dropped == was))
+			prog_cache_forget(c, nd->guid);
+	}
 }

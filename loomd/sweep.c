@@ -303,50 +303,6 @@ uint64_t sweep_next_us(const struct sweeper *s, uint64_t now_us, uint64_t next_u
 	return due * 1000 > now_us + 1000000 ? due * 1000 : min_u64(now_us + 1000000, next_us);
 }
 
-/* A port that was Active in the last model and is not now (or is gone). */
-static bool port_dropped(const struct sweeper *s, uint32_t old, const struct disc_live *live,
-			 uint32_t pi)
-{
-	const struct disc_port *was = &s->live.port[old], *now = &live->port[pi];
-
-	return was->have_pi && was->pi.state == SMP_PORT_ACTIVE &&
-	       (!now->have_pi || now->pi.state < SMP_PORT_ACTIVE);
-}
-
-/*
- * The cached tables of the nodes that may have lost theirs are read again:
- * a node new or back, or one that looks reset. A CA (or router) looks reset
- * when a port that was Active is not now (a driver restart takes it down);
- * a switch only when every port that was Active is not now: a reset takes
- * them all down, while a link down or a leaf's uplinks down leave the
- * switch's tables as they were, and reading every SL2VL pair of a switch
- * again would cost an event far more than the event itself. After a
- * takeover, all of them: another master had the fabric meanwhile.
- */
-static void forget_reset(struct sweeper *s, const struct subnet *sn, const struct disc_live *live)
-{
-	for (uint32_t n = 0; n < sn->n_nodes; n++) {
-		const struct subnet_node *nd = &sn->node[n];
-		uint32_t old = s->sn && !s->takeover ? subnet_find_guid(s->sn, nd->guid) : SUBNET_NONE;
-		bool reset = old == SUBNET_NONE || s->sn->node[old].nports != nd->nports;
-		bool sw = nd->type == NODE_SWITCH;
-		unsigned was = 0, dropped = 0;
-
-		for (unsigned p = 0; !reset && p <= nd->nports; p++) {
-			uint32_t op = subnet_port_idx(s->sn, old, (uint8_t)p);
-
-			if (!s->live.port[op].have_pi || s->live.port[op].pi.state != SMP_PORT_ACTIVE)
-				continue;
-			was++;
-			if (port_dropped(s, op, live, subnet_port_idx(sn, n, (uint8_t)p)))
-				dropped++;
-			reset = !sw && dropped;
-		}
-		if (reset || (sw && was && dropped == was))
-			prog_cache_forget(s->cache, nd->guid);
-	}
-}
-
 int sweep_apply(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 		struct sweep_stats *st, struct diag *msgs)
 {
@@ -359,7 +315,9 @@ int sweep_apply(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 	s->agent->n_bad_mkey = 0; /* trap 256 logged again, once a port, this sweep */
 	/* Every route this model answers on gets its node's key from now on. */
 	r = s->o.mkey ? mkey_learn(s->o.mkey, sn, live) : 0;
-	forget_reset(s, sn, live);
+	/* After a takeover all of them: another master had the fabric meanwhile. */
+	prog_cache_forget_reset(s->cache, s->sn && !s->takeover ? s->sn : NULL, &s->live, sn,
+				live);
 	if (r == 0)
 		r = damp(s, sn, &flaps);
 	if (r == 0) {
