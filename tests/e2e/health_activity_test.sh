@@ -17,6 +17,7 @@ LOOM=${LOOM:-loom}
 builddir=${builddir:-$PWD}
 STUCKSM=${STUCKSM:-$builddir/tests/rig/stucksm}
 . "$srcdir/tests/lib/sim.sh"
+. "$srcdir/tests/lib/health.sh"
 tmp=$(mktemp -d)
 sim_trap_exit 'rm -rf "$tmp"'
 if [ ! -x "$STUCKSM" ]; then
@@ -26,12 +27,7 @@ fi
 topo=$srcdir/tests/topologies/ft2-k8.topo
 host2=$(sim_topo_nodes "$topo" | awk -F'\t' '$1 == "Ca" { n++ } n == 2 { print $2; exit }')
 
-health() { # TAG ARGS...: from the second host; output in $tmp/TAG.out, status in $hrc
-	local tag=$1
-	shift
-	hrc=0
-	sim_run C --host "$host2" "$LOOM" health "$@" >"$tmp/$tag.out" 2>"$tmp/$tag.err" || hrc=$?
-}
+health() { health_in --host "$host2" C "$@"; } # TAG ARGS...: from the second host
 act() { # the activity count sminfo reads from the second host
 	sim_run C --host "$host2" sminfo 2>/dev/null | sed -n 's/.*activity count \([0-9]*\).*/\1/p'
 }

@@ -13,16 +13,12 @@ srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
 LOOM=${LOOM:-loom}
 . "$srcdir/tests/lib/sim.sh"
+. "$srcdir/tests/lib/health.sh"
 tmp=$(mktemp -d)
 sim_trap_exit 'rm -rf "$tmp"'
 topo=$srcdir/tests/topologies/ft2-k8.topo
 
-health() { # TAG ARGS...: output in $tmp/TAG.out, status in $hrc
-	local tag=$1
-	shift
-	hrc=0
-	sim_run C "$LOOM" health "$@" >"$tmp/$tag.out" 2>"$tmp/$tag.err" || hrc=$?
-}
+health() { health_in C "$@"; } # TAG ARGS...
 sym() { # TAG: the SymbolErrorCounter findings of that run
 	grep -c 'SymbolErrorCounter' "$tmp/$1.out"
 }

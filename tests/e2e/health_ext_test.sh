@@ -12,16 +12,12 @@ srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
 LOOM=${LOOM:-loom}
 . "$srcdir/tests/lib/sim.sh"
+. "$srcdir/tests/lib/health.sh"
 tmp=$(mktemp -d)
 sim_trap_exit 'rm -rf "$tmp"'
 topo=$srcdir/tests/topologies/ft2-k8.topo
 
-health() { # TAG ARGS...: output in $tmp/TAG.out, status in $hrc
-	local tag=$1
-	shift
-	hrc=0
-	sim_run C "$LOOM" health "$@" >"$tmp/$tag.out" 2>"$tmp/$tag.err" || hrc=$?
-}
+health() { health_in C "$@"; } # TAG ARGS...
 pyjson() { # FILE EXPR: print EXPR of the JSON d in FILE, ports by (desc, port) in p
 	python3 -c "import json, sys
 d = json.load(open(sys.argv[1]))

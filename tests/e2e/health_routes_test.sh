@@ -21,6 +21,7 @@ LOOMD=${LOOMD:-loomd}
 LOOM=${LOOM:-loom}
 LFTSET=${LFTSET:-$builddir/tests/rig/lftset}
 . "$srcdir/tests/lib/sim.sh"
+. "$srcdir/tests/lib/health.sh"
 tmp=$(mktemp -d)
 sim_trap_exit 'rm -rf "$tmp"'
 topo=$srcdir/tests/topologies/ft2-k8.topo
@@ -31,10 +32,7 @@ if [ ! -x "$LFTSET" ]; then
 fi
 
 # loom health --only routes against S: output in $tmp/TAG.out, status in $hrc.
-health() { # TAG
-	hrc=0
-	sim_run S "$LOOM" health --only routes >"$tmp/$1.out" 2>"$tmp/$1.err" || hrc=$?
-}
+health() { health_in S "$1" --only routes; } # TAG
 
 # loom verify on ibnetdiscover + dump_lfts of S: output in $tmp/TAG.verify, status in $vrc.
 verify() { # TAG

@@ -19,6 +19,7 @@ srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
 LOOM=${LOOM:-loom}
 . "$srcdir/tests/lib/sim.sh"
+. "$srcdir/tests/lib/health.sh"
 tmp=$(mktemp -d)
 sim_trap_exit 'rm -rf "$tmp"'
 topos=(ft2-k8 torus2d-4x4 parallel)
@@ -50,12 +51,7 @@ sm_start() { # SIM TAG loomd|opensm [ARGS...]
 }
 
 # loom health ARGS against SIM: output in $tmp/TAG.out, status in $hrc.
-health() { # TAG SIM ARGS...
-	local tag=$1 sim=$2
-	shift 2
-	hrc=0
-	sim_run "$sim" "$LOOM" health "$@" >"$tmp/$tag.out" 2>"$tmp/$tag.err" || hrc=$?
-}
+health() { health_in "$2" "$1" "${@:3}"; } # TAG SIM ARGS...
 
 for t in "${topos[@]}"; do
 	topo=$srcdir/tests/topologies/$t.topo

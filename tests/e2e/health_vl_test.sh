@@ -27,6 +27,7 @@ LOOM=${LOOM:-loom}
 PYTHON3=${PYTHON3:-python3}
 SL2VLSET=${SL2VLSET:-$builddir/tests/rig/sl2vlset}
 . "$srcdir/tests/lib/sim.sh"
+. "$srcdir/tests/lib/health.sh"
 tmp=$(mktemp -d)
 sim_trap_exit 'rm -rf "$tmp"'
 
@@ -36,10 +37,7 @@ if [ ! -x "$SL2VLSET" ]; then
 fi
 "$PYTHON3" "$srcdir/contrib/topogen.py" torus2d -x 5 -y 5 -o "$tmp/torus.topo"
 
-health() { # TAG
-	hrc=0
-	sim_run T "$LOOM" health --only routes --progress >"$tmp/$1.out" 2>"$tmp/$1.err" || hrc=$?
-}
+health() { health_in T "$1" --only routes --progress; } # TAG
 
 # The directed routes from the tools' port (h00001) to every switch, "DESC PATH" a line,
 # from an ibnetdiscover capture (breadth first: the shortest).
