@@ -83,6 +83,10 @@ struct route_stats {
 	uint64_t routes;       /* LFT entries set (switch, LID) */
 	uint64_t unreach;      /* (switch, LID) pairs left at ROUTE_DROP: no path */
 	uint32_t unreach_lids; /* LIDs that at least one switch cannot reach */
+	/* vlayered: LIDs routed by its up/down escape (no layer took their
+	 * routes), a switch's own LIDs counted with the host LID they copy;
+	 * escape_host_lids those of CAs and routers. 0 for the other engines. */
+	uint32_t escape_lids, escape_host_lids;
 };
 
 /*
