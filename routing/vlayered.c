@@ -556,10 +556,9 @@ static int vlayered_route(const struct subnet *sn, const struct route_opts *o,
 	if (r >= 0)
 		say(&m, why);
 	else if (vl_short(&m))
-		route_why_set(why, "short of VLs: with a budget of 1 VL, over half of the CA LIDs "
-			      "(%u of %u so far) take the up/down escape, one root for all; updn "
-			      "routes such a fabric better (or allow vlayered 2 VLs: routing vls)",
-			      res.stats.escape_host_lids, m.host_lids);
+		route_why_set(why, "short of VLs: with 1 VL, over half the CA LIDs take its one-root "
+			      "up/down escape (%u of %u when it stopped); updn does that better "
+			      "(2 VLs or more avoid it)", res.stats.escape_host_lids, m.host_lids);
 	vl_free(&m);
 	return route_out_finish(&res, r, out, why);
 }

@@ -395,7 +395,7 @@ static void test_short_of_vls(void **state)
 	rfx_lids(sn, 0);
 	assert_int_equal(run(sn, 0, 1, 1, &out, &why), -EINVAL);
 	assert_null(out.lft); /* untouched */
-	assert_non_null(strstr(why.msg, "short of VLs: with a budget of 1 VL"));
+	assert_non_null(strstr(why.msg, "short of VLs: with 1 VL, over half the CA LIDs"));
 	assert_non_null(strstr(why.msg, "updn"));
 	assert_int_equal(run(sn, 0, 1, 2, &out, &why2), -EINVAL);
 	assert_string_equal(why.msg, why2.msg);
