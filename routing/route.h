@@ -24,7 +24,8 @@
  *              ftree_priv.h what the four share
  *   vlayered.c deadlock-free for any topology: balanced shortest paths spread
  *              over virtual layers (SLs), each layer's CDG kept acyclic, an
- *              up/down escape; vlayered_order.c the escape, vlayered_cdg.c
+ *              up/down escape (refused when one VL leaves most CA LIDs on
+ *              it: short of VLs); vlayered_order.c the escape, vlayered_cdg.c
  *              per-layer CDGs, vlayered_tree.c one LID's tree and its layer,
  *              vlayered_priv.h what they share
  *   file.c     tables loaded from dump_lfts text, as the operator fixed them

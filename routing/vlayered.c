@@ -12,7 +12,8 @@
  * need not be shortest and its cycle checks cost a search each. vlayered
  * takes Nue's frame (routes assigned to layers, a per-layer CDG that is
  * kept acyclic, an up/down escape committed to a layer up front so that
- * routing never fails, even with one VL) and DFSSSP's routes (shortest
+ * every LID has a route, even with one VL: it refuses only by choice, when
+ * short of VLs, below) and DFSSSP's routes (shortest
  * paths weighted by the load already on each link). The cycle check is an
  * incremental topological order per layer (vlayered_cdg.c), O(1) for most
  * dependencies, and a dependency refused once is not searched for again.
