@@ -20,7 +20,7 @@
 # loop and no credit loop. vlayered alone with fallback: none refuses it as
 # ftree alone refuses a torus: no SUBNET UP, no table. A torus with vls: 1
 # is not short: vlayered routes it on one VL, checked on the read-back.
-# [ftree, updn] shows updn standing in in loom status too.
+# loom status names both refusals; [ftree, updn] shows updn standing in too.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
@@ -99,6 +99,20 @@ readback_ok() {
 		tap_diag "$(tail -n 8 "$tmp/$2.verify")"
 }
 
+# daemon_up SIM YAML TAG: loomd -c YAML on SIM in the background ($bg), until
+# loom status says subnet UP ($up set; bounded) into $tmp/TAG.status.
+daemon_up() {
+	sim_run "$1" --timeout 120 --out "$tmp/$3.log" "$LOOMD" -c "$2" \
+		--state-dir "$tmp/s$3" --control "$tmp/$3.sock" &
+	bg=$!
+	up=
+	for _ in $(seq 300); do
+		"$LOOM" status --control "$tmp/$3.sock" >"$tmp/$3.status" 2>/dev/null &&
+			grep -q '^subnet: UP$' "$tmp/$3.status" && up=1 && break
+		sleep 0.1
+	done
+}
+
 # A torus with one VL is not short of VLs: no LID takes the escape tree
 # (its routes bend to the escape's order and are balanced; its busiest link
 # is below updn's), so vlayered routes it, updn after it is not reached, and
@@ -173,6 +187,12 @@ assert r['unreachable'] == 0 and r['loops'] == 0 and r['cdg']['acyclic'], r
 	"$LOOM" verify --normalize "$tmp/short.ibnd" "$tmp/short.lfts" >"$tmp/short.fabric" 2>/dev/null
 	tap_check "... loom route prints the tables loomd programmed" \
 		diff -q "$tmp/short.fabric" "$tmp/short.dry"
+	daemon_up s1 "$tmp/short.yaml" shortd
+	tap_check "... loom status: routed with updn, refused by ftree and by vlayered, and why" \
+		grep -q '^routing: updn; refused by ftree: not a fat tree: .*; vlayered: short of VLs: .*avoid it)$' \
+		"$tmp/shortd.status" || tap_diag "$(grep routing "$tmp/shortd.status")"
+	sim_signal s1 TERM
+	wait "$bg"
 	sim_stop s1
 else
 	tap_check "short of VLs: simulator starts" false
@@ -214,15 +234,7 @@ fi
 # the tables read back all say so.
 printf 'sm:\n  routing:\n    engine: [ftree, updn]\n    fallback: none\n' >"$tmp/up.yaml"
 if sim_start u1 "$topo"; then
-	sim_run u1 --timeout 120 --out "$tmp/up.log" "$LOOMD" -c "$tmp/up.yaml" \
-		--state-dir "$tmp/su1" --control "$tmp/up.sock" &
-	bg=$!
-	up=
-	for _ in $(seq 300); do
-		"$LOOM" status --control "$tmp/up.sock" >"$tmp/up.status" 2>/dev/null &&
-			grep -q '^subnet: UP$' "$tmp/up.status" && up=1 && break
-		sleep 0.1
-	done
+	daemon_up u1 "$tmp/up.yaml" up
 	tap_check "[ftree, updn] on a torus: loomd brings it up (loom status: subnet UP)" test -n "$up" ||
 		tap_diag "$(tail -n 5 "$tmp/up.log")"
 	tap_check "... loom status: routed with updn, ftree refused it and why" \
