@@ -83,7 +83,8 @@ struct ctl_status {
 	bool up;                  /* SUBNET UP at the last heavy sweep */
 	char why_not[160];        /* why not, when !up */
 	const char *engine;       /* the routing engine in use; NULL: none has routed */
-	char refused[256];        /* the engines that refused the fabric, and why */
+	char refused[1024];       /* the engines that refused the fabric, and why (auto's
+				   * ftree and vlayered both refusing: about 400 chars) */
 	const char *config;       /* the configuration file in force; NULL: defaults */
 	bool paused;
 	int64_t paused_since;     /* seconds since the epoch */

@@ -106,7 +106,7 @@ static void log_handled(const struct loomd *d, const struct sweep_stats *st)
 static void notify_status(const struct loomd *d)
 {
 	const struct plan *p = &d->sw.plan;
-	char refused[512] = "";
+	char refused[1024] = "";
 
 	if (p->n_refused) {
 		strcpy(refused, "; refused by ");

@@ -6,7 +6,12 @@
  * routed, by a named engine, with the refusal logged. "auto" is the list
  * that routes any fabric well: ftree for a fat tree (degraded allowed), else
  * vlayered (deadlock-free on any shape, within the VLs the ports have), else
- * updn (deadlock-free with one VL, when vlayered is short of VLs).
+ * updn (deadlock-free with one VL). vlayered is short of VLs, and refuses,
+ * when its budget is one VL and over half the CA LIDs would ride its
+ * one-root up/down escape: measured, that is a fat-tree-like fabric (a
+ * 3-level tree ftree refused, say), where updn's chosen roots give a busiest
+ * link 2-4.5x lower; tori, rings, random graphs and dragonflies put no LID
+ * there and vlayered beats updn on them at every budget (vlayered.c).
  */
 #include <errno.h>
 #include <stdio.h>

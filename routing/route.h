@@ -24,7 +24,8 @@
  *              ftree_priv.h what the four share
  *   vlayered.c deadlock-free for any topology: balanced shortest paths spread
  *              over virtual layers (SLs), each layer's CDG kept acyclic, an
- *              up/down escape; vlayered_order.c the escape, vlayered_cdg.c
+ *              up/down escape (refused when one VL leaves most CA LIDs on
+ *              it: short of VLs); vlayered_order.c the escape, vlayered_cdg.c
  *              per-layer CDGs, vlayered_tree.c one LID's tree and its layer,
  *              vlayered_priv.h what they share
  *   file.c     tables loaded from dump_lfts text, as the operator fixed them
@@ -83,6 +84,10 @@ struct route_stats {
 	uint64_t routes;       /* LFT entries set (switch, LID) */
 	uint64_t unreach;      /* (switch, LID) pairs left at ROUTE_DROP: no path */
 	uint32_t unreach_lids; /* LIDs that at least one switch cannot reach */
+	/* vlayered: LIDs routed by its up/down escape (no layer took their
+	 * routes), a switch's own LIDs counted with the host LID they copy;
+	 * escape_host_lids those of CAs and routers. 0 for the other engines. */
+	uint32_t escape_lids, escape_host_lids;
 };
 
 /*

@@ -128,9 +128,21 @@ struct vl {
 	 * being built (VL_SLOTS each, from tree[0] and tree[VL_SLOTS]). */
 	struct vl_tree tree[2 * VL_SLOTS];
 	unsigned workers;
+	/* LIDs of CAs and routers on a switch (their traffic is what counts). */
+	uint32_t host_lids;
 	/* What why says. */
 	uint64_t escapes, pk_moves, respreads, detours;
 };
+
+/*
+ * Short of VLs (vlayered.c): with one VL, more than half of the CA LIDs
+ * took the escape. Only rises as LIDs are routed, so it can be asked
+ * after every batch.
+ */
+static inline bool vl_short(const struct vl *m)
+{
+	return m->n_layers == 1 && 2ull * m->out->stats.escape_host_lids > m->host_lids;
+}
 
 static inline uint32_t vl_head(const struct vl *m, uint32_t e)
 {

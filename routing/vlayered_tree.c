@@ -239,6 +239,18 @@ static bool place_all(struct vl *m, struct vl_tree *t)
 	return true;
 }
 
+/* t's LID, and the switch's own LIDs that copy it, are on the escape. */
+static void count_escape(struct vl *m, const struct vl_tree *t)
+{
+	struct route_stats *st = &m->out->stats;
+	const struct route_dest *d = &m->dests[t->dest];
+
+	st->escape_lids++;
+	st->escape_host_lids += d->sw_port != 0;
+	if (m->own_of[t->dest] != VL_INF && t->lid == d->lid)
+		st->escape_lids += m->dests[m->own_of[t->dest]].nlids;
+}
+
 void vl_tree_place(struct vl *m, struct vl_tree *t)
 {
 	m->n_undo = 0;
@@ -261,4 +273,5 @@ void vl_tree_place(struct vl *m, struct vl_tree *t)
 		m->sl[t->order[i]] = m->esc;
 	m->layer[m->esc].used = true;
 	m->escapes++;
+	count_escape(m, t);
 }

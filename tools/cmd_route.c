@@ -316,6 +316,10 @@ static void print_json(const struct route_args *a, const struct subnet *sn,
 		printf("}");
 	}
 	printf("]");
+	/* vlayered: how many LIDs its budget of VLs left on the up/down escape. */
+	if (p->engine == &route_vlayered)
+		printf(",\"escape\":{\"lids\":%u,\"host_lids\":%u,\"of_lids\":%u}",
+		       out->stats.escape_lids, out->stats.escape_host_lids, out->stats.dest_lids);
 	printf(",\"lmc\":%u,\"max_lid\":%u,\"routing_seconds\":%.3f,\"check_seconds\":%.3f,"
 	       "\"peak_rss_kb\":%ld,\"vls_used\":%d,\"vls\":[", a->lmc, out->max_lid, secs,
 	       check_secs, ru.ru_maxrss,

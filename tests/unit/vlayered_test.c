@@ -378,6 +378,34 @@ static void test_refused(void **state)
 	subnet_free(sn);
 }
 
+/*
+ * Short of VLs: with one VL, a 3-level fat tree sends every CA LID to the
+ * one-root escape (updn does it better), and vlayered refuses, saying so,
+ * with the same words on one thread or two; with two VLs it routes, none on
+ * the escape. A torus and a random graph with one VL send none there and are
+ * routed (test_tori, test_detours).
+ */
+static void test_short_of_vls(void **state)
+{
+	struct subnet *sn = rfx_load("ft3-k4.topo");
+	struct route_out out = { 0 };
+	struct route_why why, why2;
+
+	(void)state;
+	rfx_lids(sn, 0);
+	assert_int_equal(run(sn, 0, 1, 1, &out, &why), -EINVAL);
+	assert_null(out.lft); /* untouched */
+	assert_non_null(strstr(why.msg, "short of VLs: with 1 VL, over half the CA LIDs"));
+	assert_non_null(strstr(why.msg, "updn"));
+	assert_int_equal(run(sn, 0, 1, 2, &out, &why2), -EINVAL);
+	assert_string_equal(why.msg, why2.msg);
+	assert_int_equal(clean("ft3-k4", sn, 0, 2), 1);
+	assert_int_equal(run(sn, 0, 2, 1, &out, &why), 0);
+	assert_int_equal(out.stats.escape_lids, 0);
+	route_out_free(&out);
+	subnet_free(sn);
+}
+
 /* ---- the checker's per-VL graphs, on tables made by hand ---------------------- */
 
 static uint8_t all_vl0(void *ctx, uint32_t node, uint8_t in, uint8_t out, uint8_t sl)
@@ -483,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_lmc_spread),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_short_of_vls),
 		cmocka_unit_test(test_checker_per_vl),
 	};
 
