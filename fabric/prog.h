@@ -191,10 +191,11 @@ int prog_cache_lft(const struct prog_cache *c, uint64_t guid, const uint8_t **lf
  *   2. (prog_lft.c) SwitchInfo (LinearFDBTop) and the LFT blocks that differ from what
  *      the switch holds (cache, or read back; a switch whose LinearFDBTop is
  *      0 has never been programmed and is written whole);
- *   3. P_Key tables (o->pkeys): each block read, sent only if it differs;
+ *   3. P_Key tables (o->pkeys): each block read, sent only if it differs,
+ *      but on a node no SM had configured (ports Init, LID 0, a switch's
+ *      LinearFDBTop 0: prog_cache.c) sent without a read;
  *   4. SL-to-VL and VL arbitration tables of each port class (o->qos), the
- *      same way (known blocks diffed against the cache), but on a node no
- *      SM had configured (ports Init, LID 0) sent without a read;
+ *      same way (known blocks diffed against the cache);
  *      OperationalVLs goes with step 1;
  *   4b. MulticastForwardingTable blocks of o->mcast's groups' trees
  *      (prog_mft.c), the same way, blocks of deleted groups cleared;
