@@ -465,7 +465,10 @@ int prog_run(struct txn *x, const struct subnet *sn, struct disc_live *live,
 			  .rep = rep };
 	int r;
 
-	r = phase(&g, PROG_PH_PORTS, configure_ports);
+	/* Before phase 1 arms ports and sets LIDs: which nodes no SM had configured. */
+	r = prog_fresh_nodes(sn, live, &g.fresh);
+	if (r == 0)
+		r = phase(&g, PROG_PH_PORTS, configure_ports);
 	if (r == 0) {
 		g.rerouted = calloc(PROG_LID_SPACE, 1);
 		r = g.rerouted ? phase(&g, PROG_PH_LFT, prog_program_lfts) : -ENOMEM;
@@ -485,6 +488,7 @@ int prog_run(struct txn *x, const struct subnet *sn, struct disc_live *live,
 		r = phase(&g, PROG_PH_ACTIVE, activate_ports);
 	if (r == 0)
 		count_active(&g);
+	free(g.fresh);
 	return r;
 }
 

@@ -14,7 +14,8 @@
  *   prog_qos.c    SLtoVLMappingTable and VLArbitrationTable of each port class
  *   prog_mft.c    the MulticastForwardingTable blocks of the groups' trees
  *   prog_cache.c  the LFTs as last programmed, by switch GUID (the SA reads them);
- *                 the SL-to-VL and VLArb tables as last read or set, by node GUID
+ *                 the SL-to-VL and VLArb tables as last read or set, by node GUID;
+ *                 which nodes look reset, which no SM has configured
  *   disc.c        directed-route discovery (disc.h): NodeInfo, NodeDescription,
  *                 SwitchInfo and PortInfo of every node -> a model and disc_live
  *   disc_dup.c    duplicate GUIDs: probes that tell a redundant link from a
@@ -132,6 +133,12 @@ struct prog_report {
 	unsigned pkey_blocks; /* P_Key blocks sent */
 	unsigned qos_reads;  /* SL2VL and VLArb blocks read to compare */
 	unsigned qos_blocks; /* SL2VL and VLArb blocks sent */
+	/*
+	 * Of qos_blocks: sent without a read, to nodes no SM had configured
+	 * (fresh_nodes of them; their tables hold what a reset left).
+	 */
+	unsigned qos_unread;
+	unsigned fresh_nodes;
 	unsigned mft_reads;  /* MFT blocks read to compare */
 	unsigned mft_blocks; /* MFT blocks sent */
 	unsigned failed;     /* requests refused or unanswered */
@@ -184,9 +191,12 @@ int prog_cache_lft(const struct prog_cache *c, uint64_t guid, const uint8_t **lf
  *   2. (prog_lft.c) SwitchInfo (LinearFDBTop) and the LFT blocks that differ from what
  *      the switch holds (cache, or read back; a switch whose LinearFDBTop is
  *      0 has never been programmed and is written whole);
- *   3. P_Key tables (o->pkeys): each block read, sent only if it differs;
+ *   3. P_Key tables (o->pkeys): each block read, sent only if it differs,
+ *      but on a node no SM had configured (ports Init, LID 0, a switch's
+ *      LinearFDBTop 0: prog_cache.c) sent without a read;
  *   4. SL-to-VL and VL arbitration tables of each port class (o->qos), the
- *      same way; OperationalVLs goes with step 1;
+ *      same way (known blocks diffed against the cache);
+ *      OperationalVLs goes with step 1;
  *   4b. MulticastForwardingTable blocks of o->mcast's groups' trees
  *      (prog_mft.c), the same way, blocks of deleted groups cleared;
  *   5. every ARMED port to ACTIVE, once both ends of every link are armed.

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The cache of fabric/prog.h: node GUID -> its LFT as last programmed, its
- * SL-to-VL and VL arbitration tables as last read or set; and which nodes
- * look reset since the last model, their tables to be read again.
+ * SL-to-VL and VL arbitration tables as last read or set; which nodes
+ * look reset since the last model, their tables to be read again; and
+ * which no SM has configured, their tables to be set without a read.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -195,4 +196,54 @@ void prog_cache_forget_reset(struct prog_cache *c, const struct subnet *old_sn,
 		if (reset || (sw && was && dropped == was))
 			prog_cache_forget(c, nd->guid);
 	}
+}
+
+/*
+ * A node no SM has configured since it was last reset, as discovery found
+ * it: none of its ports (a switch's port 0 aside, which is always Active)
+ * Armed or Active, its LID-holding ports (a switch's port 0, every CA or
+ * router port read, one at least) at LID 0, and a switch's LinearFDBTop 0.
+ * Only an SM moves a port from Init to Armed (IBA 7.2, 14.2.5.6) and
+ * assigns LIDs; a reset clears them (ibsim's Clear does; a link retrain
+ * keeps the LID, so a replugged cable does not count). Such a node holds whatever its
+ * vendor put in its SL-to-VL and VL arbitration tables (IBA guarantees no
+ * contents), so reading them first only adds a Get to every Set. A switch
+ * whose port 0 was not read, or a CA with no port read, is not fresh: what
+ * is unknown is read first, as before.
+ */
+static bool node_fresh(const struct subnet *sn, const struct disc_live *live, uint32_t n)
+{
+	const struct subnet_node *nd = &sn->node[n];
+	bool sw = nd->type == NODE_SWITCH;
+	unsigned read = 0;
+
+	if (sw && live->node[n].si.lin_top)
+		return false;
+	for (unsigned p = sw ? 0 : 1; p <= nd->nports; p++) {
+		const struct disc_port *lp = &live->port[subnet_port_idx(sn, n, (uint8_t)p)];
+
+		if (sw && p == 0) {
+			if (!lp->have_pi || lp->pi.lid)
+				return false;
+			continue;
+		}
+		if (!lp->have_pi)
+			continue; /* a CA port not read: no link to it, nothing set there */
+		if (lp->pi.state >= SMP_PORT_ARMED || (!sw && lp->pi.lid))
+			return false;
+		read++;
+	}
+	return sw || read;
+}
+
+int prog_fresh_nodes(const struct subnet *sn, const struct disc_live *live, uint8_t **out)
+{
+	uint8_t *f = calloc(sn->n_nodes ? sn->n_nodes : 1, 1);
+
+	if (!f)
+		return -ENOMEM;
+	for (uint32_t n = 0; n < sn->n_nodes; n++)
+		f[n] = node_fresh(sn, live, n);
+	*out = f;
+	return 0;
 }

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Programming P_Key tables: each block read, sent only if it differs. */
+/*
+ * Programming P_Key tables: each block read, sent only if it differs; on a
+ * node no SM had configured (prog_fresh_nodes()), sent without a read.
+ */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,20 +39,28 @@ static uint32_t pkey_mod(const struct prog *g, uint32_t pi, uint32_t b)
 	return smp_pkey_mod(subnet_is_switch(g->sn, p->node) ? p->num : 0, (uint16_t)b);
 }
 
+/* Send block b of port pi unless have (NULL: not read) says the port holds it already. */
+static void send_block(struct prog *g, uint32_t pi, uint32_t b, const uint16_t *have)
+{
+	uint16_t want[SMP_PKEY_BLOCK];
+	struct smp_req r = { .method = SMP_SET, .attr_id = SMP_ATTR_PKEY_TABLE };
+
+	want_pkeys(g, pi, b, want);
+	if ((have && !memcmp(have, want, sizeof(want))) || !prog_port_route(g, pi, &r))
+		return;
+	r.attr_mod = pkey_mod(g, pi, b);
+	smp_encode_pkeys(want, r.data);
+	g->rep->pkey_blocks++;
+	prog_submit(g, &r, PREQ_PKEY_SET, pi, b, 0);
+}
+
 void prog_pkey_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
 {
-	uint16_t have[SMP_PKEY_BLOCK], want[SMP_PKEY_BLOCK];
-	struct smp_req r = { .method = SMP_SET, .attr_id = SMP_ATTR_PKEY_TABLE };
+	uint16_t have[SMP_PKEY_BLOCK];
 
 	if (smp_decode_pkeys(resp, len, have) < 0)
 		return;
-	want_pkeys(g, q->idx, q->block, want);
-	if (!memcmp(have, want, sizeof(have)) || !prog_port_route(g, q->idx, &r))
-		return;
-	r.attr_mod = pkey_mod(g, q->idx, q->block);
-	smp_encode_pkeys(want, r.data);
-	g->rep->pkey_blocks++;
-	prog_submit(g, &r, PREQ_PKEY_SET, q->idx, q->block, 0);
+	send_block(g, q->idx, q->block, have);
 }
 
 void prog_program_pkeys(struct prog *g)
@@ -75,6 +86,11 @@ void prog_program_pkeys(struct prog *g)
 			struct smp_req r = { .method = SMP_GET, .attr_id = SMP_ATTR_PKEY_TABLE,
 					     .attr_mod = pkey_mod(g, pi, b) };
 
+			/* A node no SM had configured holds what a reset left: set, unread. */
+			if (g->fresh[g->sn->port[pi].node]) {
+				send_block(g, pi, b, NULL);
+				continue;
+			}
 			if (!prog_port_route(g, pi, &r))
 				break;
 			g->rep->pkey_reads++;

@@ -61,6 +61,11 @@ struct prog {
 	 * or a LinearFDBTop lowered, changes its entry on some switch.
 	 */
 	uint8_t *rerouted;
+	/*
+	 * Per model node, as discovery found it (before this pass's Sets): no
+	 * SM has configured it (prog_cache.c), its tables are set unread.
+	 */
+	uint8_t *fresh;
 };
 
 /* As in discovery: a request whose every try timed out is sent again, this many times in all. */
@@ -79,6 +84,11 @@ struct preq {
 struct prog_lft *prog_cache_find(struct prog_cache *c, uint64_t guid);
 struct prog_lft *prog_cache_get(struct prog_cache *c, uint64_t guid);
 int prog_lft_size(struct prog_lft *e, uint32_t len);
+/*
+ * *out[n]: model node n looks as a reset left it, configured by no SM
+ * (prog_cache.c says how it tells); 0 or -ENOMEM. Free *out.
+ */
+int prog_fresh_nodes(const struct subnet *sn, const struct disc_live *live, uint8_t **out);
 /* e's QoS tables, made (all unknown) for a node of nports ports; NULL on ENOMEM. */
 struct prog_qos_tab *prog_qos_tab(struct prog_lft *e, uint8_t nports);
 

@@ -5,8 +5,11 @@
  * and VL arbitration tables (14.2.5.9: the low and high priority tables'
  * first 32 entries, as many as the port has room for). Each block is read
  * and sent only if it differs; a block the cache (prog_cache.c) knows is
- * neither read nor sent if it is as wanted, sent without a read if not. OperationalVLs goes with the PortInfo Set
- * (prog.c); a mapping to a VL the port does not operate is folded into its
+ * neither read nor sent if it is as wanted, sent without a read if not; a
+ * block of a node that no SM had configured (prog_fresh_nodes(): ports
+ * Init, LID 0) is sent without a read, as a read would only find what a
+ * reset left there. OperationalVLs goes with the PortInfo Set (prog.c); a
+ * mapping to a VL the port does not operate is folded into its
  * VLs and reported.
  *
  * A routing engine that breaks credit loops with VLs (route_out.sl: the
@@ -156,20 +159,40 @@ void prog_qos_reply(struct prog *g, const struct preq *q, const uint8_t *resp, s
 	send_block(g, sl2vl, q->idx, q->block, &w);
 }
 
-/* A block known (cached) as wanted is left alone; one known to differ is sent; the rest read. */
+/* Count a node whose blocks go out unread, once a pass. */
+static void fresh_node(struct prog *g, uint32_t node)
+{
+	if (g->fresh[node] == 1) {
+		g->fresh[node] = 2;
+		g->rep->fresh_nodes++;
+	}
+}
+
+/*
+ * A block known (cached) as wanted is left alone; one known to differ is
+ * sent; one of a node no SM had configured is sent unread (its GetResp
+ * fills the cache); the rest read.
+ */
 static void ask(struct prog *g, uint32_t pi, uint16_t attr, uint32_t mod, enum preq_kind kind)
 {
 	struct smp_req r = { .method = SMP_GET, .attr_id = attr, .attr_mod = mod };
 	bool sl2vl = attr == SMP_ATTR_SL2VL;
 	uint8_t *known = NULL, *c = cached(g, sl2vl, pi, mod, &known);
+	uint32_t node = g->sn->port[pi].node;
+	bool have = c && *known;
 
-	if (c && *known) {
+	if (have || g->fresh[node]) {
 		union qos_block w;
 		size_t size = want_block(g, sl2vl, pi, mod, &w);
 
-		if (!memcmp(c, &w, size))
+		if (have && !memcmp(c, &w, size))
 			return;
-		*known = 0;
+		if (have)
+			*known = 0;
+		else {
+			g->rep->qos_unread++;
+			fresh_node(g, node);
+		}
 		send_block(g, sl2vl, pi, mod, &w);
 		return;
 	}

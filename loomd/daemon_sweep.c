@@ -85,6 +85,11 @@ static void log_phases(const struct sweep_stats *st, bool takeover)
 			 "; QoS tables: checked by a heavy sweep now" : "");
 	else
 		log_debug("heavy sweep: %s", line);
+	/* A bring-up, or nodes reset: where the first Sets went without a read (prog_qos.c). */
+	if (st->qos_unread)
+		log_info("QoS tables: %u blocks set without a read on %u node%s that no SM had "
+			 "configured (ports Init, LID 0)", st->qos_unread, st->fresh_nodes,
+			 st->fresh_nodes == 1 ? "" : "s");
 }
 
 /* What the sweep did about the events it named: one line for all of them. */

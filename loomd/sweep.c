@@ -222,6 +222,8 @@ static int program(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 		      prep.pkey_blocks + prep.qos_blocks + prep.mft_blocks;
 	st->mft_blocks = prep.mft_blocks;
 	st->qos_blocks = prep.qos_blocks;
+	st->qos_unread = prep.qos_unread;
+	st->fresh_nodes = prep.fresh_nodes;
 	st->lft_blocks = prep.lft_blocks;
 	st->lids_rerouted = prep.lids_rerouted;
 	st->pkey_blocks = prep.pkey_blocks;

@@ -129,6 +129,8 @@ struct sweep_stats {
 	unsigned lids_rerouted; /* destination LIDs whose LFT entry changed on some switch */
 	unsigned pkey_blocks; /* of the changes: P_Key blocks sent */
 	unsigned qos_blocks;  /* of the changes: SL2VL and VLArb blocks sent */
+	unsigned qos_unread;  /* of those: sent unread to fresh_nodes no SM had configured */
+	unsigned fresh_nodes;
 	unsigned mft_blocks;  /* of the changes: MFT blocks sent */
 	uint64_t smps;    /* SMPs sent by this sweep, retries included */
 	unsigned ms;

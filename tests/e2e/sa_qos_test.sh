@@ -11,7 +11,9 @@
 #     each linked port;
 #   - a CA port: its one SL2VL table (input and output 0), its VLArb blocks;
 # and the LID / LID/in/out / LID/port/block filters give exactly their part.
-# A second heavy sweep (loom sweep --heavy) then sends no QoS block.
+# The bring-up sets those tables without reading them (the fabric is fresh:
+# fabric/prog_cache.c, prog_fresh_nodes()). A second heavy sweep (loom
+# sweep --heavy) then sends no QoS block.
 # Fabrics: a 2-level fat tree (k=4) with no loom.yaml at all (ftree: no SLs),
 # the same with the shipped contrib/loom.yaml (its qos: classes), and a
 # 5x3 torus with an empty loom.yaml (auto: vlayered, its SL-to-VL map over
@@ -125,6 +127,9 @@ check_case() { # TOPO LOOMD-ARGS...
 		return
 	fi
 	tap_diag "$(grep -m1 'sweep 1 ' "$tmp/$T.log")"
+	# A fresh fabric: the tables judged below were set without a read (prog_qos.c).
+	tap_check "$T: the bring-up set the QoS blocks unread, as on any fresh fabric" \
+		grep -q 'QoS tables: [1-9][0-9]* blocks set without a read' "$tmp/$T.log"
 	sim_run q ibnetdiscover >"$tmp/$T.ibnd" 2>/dev/null
 	ports_of "$tmp/$T.ibnd" >"$tmp/$T.ports"
 	tap_check "$T: ibnetdiscover lists switch and CA ports ($(wc -l <"$tmp/$T.ports"))" \
