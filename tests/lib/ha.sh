@@ -22,14 +22,6 @@ ha_pid() { # NAME
 		done
 	done
 }
-ha_wait_log() { # LOG PATTERN SECS: 0 once $tmp/LOG.log has PATTERN
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		grep -qE -- "$2" "$tmp/$1.log" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 ha_stop() { # SIG NAME...: signal each, wait (10 s at most) for it to go
 	local sig=$1 n p i
 	shift
