@@ -45,11 +45,7 @@ sa_state() { # LABEL
 	sim_run F dump_mfts 2>/dev/null | grep -v '^#' >"$tmp/$1.mfts"
 }
 
-if ! sim_start F "$topo"; then
-	tap_check "simulator starts" false
-	tap_done
-	exit
-fi
+ha_sim "$topo"
 ha_conf A 10 "$POLL_MS"
 ha_conf B 5 "$POLL_MS"
 ha_loomd A "$HA"

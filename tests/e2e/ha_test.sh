@@ -20,23 +20,13 @@ topo=$srcdir/tests/topologies/ft2-k8.topo
 HA=h00001 HB=h00005 HC=h00009 # A, B: the SMs; C: a host that asks
 POLL_MS=300
 
-if ! sim_start F "$topo"; then
-	tap_check "simulator starts" false
-	tap_done
-	exit
-fi
+ha_sim "$topo"
 
 # ---- priorities 10 and 5 ---------------------------------------------------------
 ha_conf A 10 "$POLL_MS"
 ha_conf B 5 "$POLL_MS"
-ha_loomd A "$HA"
-log_wait -E "$tmp/A.log" 'SUBNET UP' 60
-tap_check "A (priority 10) alone: master, SUBNET UP" grep -q 'DISCOVERING -> MASTER' "$tmp/A.log" ||
-	tap_diag "$(tail -n 5 "$tmp/A.log")"
-ha_loomd B "$HB"
-log_wait -E "$tmp/B.log" '-> STANDBY' 30
-tap_check "B (priority 5): STANDBY, master A found" \
-	grep -q 'DISCOVERING -> STANDBY: master SM' "$tmp/B.log" || tap_diag "$(tail -n 5 "$tmp/B.log")"
+ha_master A "$HA" "A (priority 10) alone: master, SUBNET UP"
+ha_standby B "$HB" "B (priority 5): STANDBY, master A found"
 sleep 1
 sim_run F ibnetdiscover 2>/dev/null >"$tmp/ibnd"
 ga=$(ha_guid "$HA") gb=$(ha_guid "$HB") la=$(ha_lid "$HA") lb=$(ha_lid "$HB")

@@ -44,11 +44,7 @@ fi
 export SIM_MKEY_PROXY
 topo=$tmp/ft2-k4.topo
 python3 "$srcdir/contrib/topogen.py" fattree2 -k 4 -o "$topo"
-if ! SIM_MKEY=1 sim_start F "$topo"; then
-	tap_check "simulator behind mkeyproxy starts" false
-	tap_done
-	exit
-fi
+SIM_MKEY=1 ha_sim "$topo" "simulator behind mkeyproxy starts"
 
 mkey_conf() { # NAME PRIORITY
 	ha_conf "$1" "$2" "$POLL_MS"
@@ -86,10 +82,7 @@ mkey_conf A 10
 mkey_conf B 5
 # The SA's GetTable answers are RMPP: the rig's shim reassembles them.
 export SIM_RMPP=1
-ha_loomd A "$HA"
-log_wait -E "$tmp/A.log" 'SUBNET UP' 60
-tap_check "A (priority 10, mkey protect 2): master, SUBNET UP" grep -q 'DISCOVERING -> MASTER' \
-	"$tmp/A.log" || tap_diag "$(tail -n 5 "$tmp/A.log")"
+ha_master A "$HA" "A (priority 10, mkey protect 2): master, SUBNET UP"
 tap_is "A's state dir: mkey.secret 0600, 32 bytes" \
 	"$(stat -c '%a %s' "$tmp/A.state/mkey.secret" 2>/dev/null)" "600 32"
 tap_check "A's state dir: mkey.links, one line a link end (32 of 16 links)" \
@@ -103,10 +96,7 @@ w0=$(wrong_keys)
 tap_diag "wrong keys in the proxy's log after A's bring-up: $w0"
 
 # ---- B, standby, reads the protected fabric ------------------------------------------
-ha_loomd B "$HB"
-log_wait -E "$tmp/B.log" '-> STANDBY' 30
-tap_check "B (priority 5, A's secret only): STANDBY, master A found" \
-	grep -q 'DISCOVERING -> STANDBY: master SM' "$tmp/B.log" || tap_diag "$(tail -n 5 "$tmp/B.log")"
+ha_standby B "$HB" "B (priority 5, A's secret only): STANDBY, master A found"
 tap_check "B learned the fabric's 32 link ends from A's SA before discovering" \
 	grep -qE 'M_Key: 32 links learned from the master.s SA' "$tmp/B.log" ||
 	tap_diag "$(grep 'SM' "$tmp/B.log" | head -n 6)"
