@@ -17,7 +17,8 @@
  *   parse_health.c the health: section (loom health's defaults), and its print
  *   parse_mkey.c  the mkey: section (M_Key protection)
  *   names.c       the words for each enum below (engines, log levels, member
- *                 groups, port classes), shared by the parsers and validate.c
+ *                 groups, port classes), shared by the parsers and validate.c;
+ *                 an engine list "E[,E...]" both ways, and what "auto" stands for
  *   units.c       words and units people read <-> IBA values (mtu, rate, time, GUID)
  *   validate.c    checks across fields: P_Keys, names, VLs, engine options;
  *                 P_Key allocation and the implicit default partition
@@ -80,10 +81,15 @@ enum config_engine {
 	CONFIG_ENGINE_FILE,
 	_CONFIG_ENGINE_MAX
 };
+#define CONFIG_ENGINE_AUTO _CONFIG_ENGINE_MAX /* "auto" in sm.routing.engine */
 /* The words loom.yaml uses for them (names.c); the parsers, validate.c and
  * print.c share these tables, and config_*_name() below reads them. This one
- * is also the list of engine names routing/engine.c's registry follows. */
-extern const char *const config_engine_names[_CONFIG_ENGINE_MAX];
+ * is also the list of engine names routing/engine.c's registry follows, and
+ * ends with "auto" (CONFIG_ENGINE_AUTO), a word of every engine list. */
+extern const char *const config_engine_names[_CONFIG_ENGINE_MAX + 1];
+/* What "auto" stands for, in the order tried (routing/chain.c walks it). */
+#define CONFIG_ENGINE_AUTO_N 3
+extern const uint8_t config_engine_auto[CONFIG_ENGINE_AUTO_N];
 
 enum config_log_level {
 	CONFIG_LOG_ERROR,
@@ -117,7 +123,6 @@ struct config_root {
 #define CONFIG_ENGINES_MAX 8
 /* sm.flap-damping.flaps: loomd keeps one more change time a link than this. */
 #define CONFIG_FLAPS_MAX 100
-#define CONFIG_ENGINE_AUTO _CONFIG_ENGINE_MAX /* "auto" in sm.routing.engine */
 
 struct config_sm {
 	uint8_t priority; /* SMInfo:Priority 0-15 */
@@ -319,10 +324,19 @@ const struct config_partition *config_default_partition(const struct config *c);
 
 /* ---- names and IBA encodings, for whoever applies or prints the config ---- */
 
-/* The word for a value of each enum (names.c), NULL if out of range. */
+/* The word for a value of each enum (names.c), NULL if out of range ("auto" is in range). */
 const char *config_engine_name(enum config_engine e);
 /* sm.routing.engine as --routing takes it: "ftree,vlayered", "auto". */
 const char *config_engines_str(const struct config_sm *sm, char *buf, size_t len);
+/*
+ * The other way, the one parser of that syntax (loomd --routing, loom route
+ * --engine, and what config_engines_str printed): words of config_engine_names
+ * separated by commas into engine[] and *n, in order, a word named twice kept
+ * once. -EINVAL with the first word that is none (empty included) in bad;
+ * engine and n untouched then.
+ */
+int config_engines_parse(const char *spec, uint8_t engine[CONFIG_ENGINES_MAX], unsigned *n,
+			 char *bad, size_t bad_len);
 /* Does the list name engine e, itself or through "auto"? */
 bool config_engines_has(const struct config_sm *sm, enum config_engine e);
 const char *config_log_level_name(enum config_log_level l);

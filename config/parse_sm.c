@@ -15,23 +15,17 @@ static struct config_sm *sm_of(void *obj)
 
 /* ---- sm.routing ------------------------------------------------------------ */
 
-/* The engine words, and "auto" after them (CONFIG_ENGINE_AUTO). */
-static const char *const engine_words[_CONFIG_ENGINE_MAX + 1] = {
-	[CONFIG_ENGINE_MINHOP] = "minhop", [CONFIG_ENGINE_UPDN] = "updn",
-	[CONFIG_ENGINE_FTREE] = "ftree",   [CONFIG_ENGINE_VLAYERED] = "vlayered",
-	[CONFIG_ENGINE_FILE] = "file",     [CONFIG_ENGINE_AUTO] = "auto",
-};
-
-/* One engine word into the list; a word named twice is an error. */
+/* One engine word (config_engine_names, "auto" last) into the list; a word named twice is an error. */
 static void engine_add(struct pctx *p, const struct ynode *v, struct config_sm *sm)
 {
 	unsigned e;
 
-	if (!parse_word(p, v, engine_words, _CONFIG_ENGINE_MAX + 1, &e))
+	if (!parse_word(p, v, config_engine_names, CONFIG_ENGINE_AUTO + 1, &e))
 		return;
 	for (unsigned i = 0; i < sm->routing.n_engines; i++)
 		if (sm->routing.engine[i] == e) {
-			perr(p, v, "'%s' is listed twice (each engine is tried once)", engine_words[e]);
+			perr(p, v, "'%s' is listed twice (each engine is tried once)",
+			     config_engine_names[e]);
 			return;
 		}
 	sm->routing.engine[sm->routing.n_engines++] = (uint8_t)e;

@@ -19,31 +19,17 @@
 /* --routing's names into the configuration's list; false (said) on a name it lacks. */
 static bool engines_into(const char *spec, struct config_sm *sm)
 {
-	const char *p = spec;
+	char bad[80];
+	unsigned n;
 
-	sm->routing.n_engines = 0;
-	for (;;) {
-		size_t len = strcspn(p, ",");
-		unsigned e;
-
-		for (e = 0; e <= _CONFIG_ENGINE_MAX; e++) {
-			const char *w = e == CONFIG_ENGINE_AUTO ? "auto" : config_engine_name(e);
-
-			if (strlen(w) == len && !strncmp(w, p, len))
-				break;
-		}
-		if (e > _CONFIG_ENGINE_MAX || sm->routing.n_engines == CONFIG_ENGINES_MAX) {
-			fprintf(stderr, "loomd: --routing '%s': '%.*s' is not an engine (allowed: "
-				"minhop, updn, ftree, vlayered, file, auto, up to %u)\n", spec,
-				(int)len, p, CONFIG_ENGINES_MAX);
-			return false;
-		}
-		if (!memchr(sm->routing.engine, (int)e, sm->routing.n_engines))
-			sm->routing.engine[sm->routing.n_engines++] = (uint8_t)e;
-		if (!p[len])
-			return true;
-		p += len + 1;
+	if (config_engines_parse(spec, sm->routing.engine, &n, bad, sizeof(bad)) < 0) {
+		fprintf(stderr, "loomd: --routing '%s': '%s' is not an engine (allowed: "
+			"minhop, updn, ftree, vlayered, file, auto, up to %u)\n", spec, bad,
+			CONFIG_ENGINES_MAX);
+		return false;
 	}
+	sm->routing.n_engines = (uint8_t)n;
+	return true;
 }
 
 /* The command line's options over c, as loomd_apply_config takes them. */

@@ -18,6 +18,10 @@
  *                 PortCountersExtended Gets (and Sets that clear), answers decoded
  *   txn.c         transactions (txn.h): window of outstanding MADs, TIDs, timeouts,
  *                 retries, one drop path for replies nobody waits for
+ *   txn_flight.c  how many requests are in flight to each node (txn_priv.h): a hash
+ *                 table, so that the per-node limit costs O(1) a queued candidate
+ *   txn_gone.c    the nodes that left two Sets unanswered (txn_priv.h), so that the
+ *                 Sets still queued for a node cut off fail at once, unsent
  *   rate.c        IBA rate codes in speed order (rate.h), for the SA's records
  *
  * Data flows up: umad.c moves raw 256-byte MADs, txn.c matches them to

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "mad/txn.h"
+#include "mad/txn_priv.h"
 
 /* TIDs of requests that timed out, remembered to tell "late" from "unexpected". */
 #define LATE_RING 256
@@ -25,21 +26,6 @@ struct txn_item {
 
 /* How far down the queue fill() looks for a request to a node below its share. */
 #define FAIR_SCAN 64
-/* Nodes (DR path hashes) that did not answer a request after all its retries. */
-#define GONE_RING 16
-/* How long one is taken as gone when nobody says forget (txn_forget_gone). */
-#define GONE_MS 10000
-
-/*
- * How many requests are in flight to each node (DR path hash): an open
- * addressing table of at least twice the window's size, so that per_node is
- * checked in O(1) and not by scanning the window for every queued candidate
- * (which cost more CPU than the simulator spent answering, at window 16).
- */
-struct flight {
-	uint32_t node;
-	uint32_t n; /* 0: empty */
-};
 
 struct txn {
 	const struct mad_transport_ops *ops;
@@ -47,24 +33,13 @@ struct txn {
 	struct txn_opts o;
 	struct txn_item **slot; /* o.window of them; NULL = free */
 	unsigned n_out;
-	struct flight *fl;
-	uint32_t fl_mask;
+	struct txn_flight fl; /* in flight per node, for per_node (txn_flight.c) */
 	struct txn_item *head, *tail; /* waiting for room in the window */
 	unsigned n_queued;
 	uint32_t next_tid;
 	uint32_t late[LATE_RING];
 	unsigned late_pos;
-	/*
-	 * Until txn_forget_gone() or GONE_MS: the Sets queued for these
-	 * nodes fail at once (-ETIMEDOUT) instead of each waiting out its
-	 * retries, as a switch cut off in the middle of its LFT blocks would.
-	 */
-	struct {
-		uint32_t node;
-		uint64_t until;
-		unsigned strikes; /* Sets given up, none answered since: gone from 2 on */
-	} gone[GONE_RING];
-	unsigned n_gone;
+	struct txn_gone gone; /* nodes whose queued Sets fail at once (txn_gone.c) */
 	struct txn_stats st;
 	txn_drop_fn drop_fn;
 	void *drop_arg;
@@ -97,14 +72,10 @@ int txn_new(const struct mad_transport_ops *ops, void *t, const struct txn_opts 
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
-	x->fl_mask = 1;
-	while (x->fl_mask + 1 < 2 * o->window)
-		x->fl_mask = x->fl_mask << 1 | 1;
 	x->slot = calloc(o->window, sizeof(*x->slot));
-	x->fl = calloc(x->fl_mask + 1, sizeof(*x->fl));
-	if (!x->slot || !x->fl) {
+	if (!x->slot || txn_flight_init(&x->fl, o->window) < 0) {
 		free(x->slot);
-		free(x->fl);
+		txn_flight_free(&x->fl);
 		free(x);
 		return -ENOMEM;
 	}
@@ -131,7 +102,7 @@ void txn_free(struct txn *x)
 		free(it);
 	}
 	free(x->slot);
-	free(x->fl);
+	txn_flight_free(&x->fl);
 	free(x);
 }
 
@@ -209,92 +180,21 @@ static void drop(struct txn *x, enum txn_drop why, const struct smp_hdr *h)
 		x->drop_fn(x->drop_arg, why, h);
 }
 
-/* The entry of node: its own, or the empty one where it would go. */
-static uint32_t flight_at(const struct txn *x, uint32_t node)
-{
-	uint32_t i = (node * 2654435761u) & x->fl_mask;
-
-	while (x->fl[i].n && x->fl[i].node != node)
-		i = (i + 1) & x->fl_mask;
-	return i;
-}
-
-static unsigned in_flight_to(const struct txn *x, uint32_t node)
-{
-	return x->fl[flight_at(x, node)].n;
-}
-
-static void flight_add(struct txn *x, uint32_t node)
-{
-	struct flight *f = &x->fl[flight_at(x, node)];
-
-	f->node = node;
-	f->n++;
-}
-
-/* One fewer to node; an entry that empties is filled from the run after it (no tombstones). */
-static void flight_del(struct txn *x, uint32_t node)
-{
-	uint32_t i = flight_at(x, node), j = i;
-
-	if (!x->fl[i].n || --x->fl[i].n)
-		return;
-	for (;;) {
-		uint32_t home;
-
-		j = (j + 1) & x->fl_mask;
-		if (!x->fl[j].n)
-			return;
-		home = (x->fl[j].node * 2654435761u) & x->fl_mask;
-		/* j may move to the hole at i if its home is not in (i, j], cyclically. */
-		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
-			continue;
-		x->fl[i] = x->fl[j];
-		x->fl[j].n = 0;
-		i = j;
-	}
-}
-
-/* The gone ring's entry for the item's node, or -1. */
-static int gone_slot(const struct txn *x, const struct txn_item *it)
-{
-	for (unsigned i = 0; it->dr && i < x->n_gone && i < GONE_RING; i++)
-		if (x->gone[i].node == it->node)
-			return (int)i;
-	return -1;
-}
-
 /*
- * Two of its Sets given up and none answered since: one lost Set on a lossy
- * link is not enough (the node's other requests still go), but a node cut
- * off loses every one in flight to it at once.
+ * A Set whose node is taken as gone (txn_gone.c); the clock is read only
+ * for a node with its strikes, as this runs for every queued candidate.
  */
 static bool is_gone(const struct txn *x, const struct txn_item *it)
 {
-	int g = gone_slot(x, it);
+	uint64_t until;
 
-	return g >= 0 && x->gone[g].strikes >= 2 && x->now_fn(x->now_arg) < x->gone[g].until;
-}
-
-/* A Set given up (strike) or answered (the node is there after all). */
-static void gone_note(struct txn *x, const struct txn_item *it, bool answered, uint64_t now)
-{
-	int g = gone_slot(x, it);
-
-	if (!it->dr || (g < 0 && answered))
-		return;
-	if (g < 0) {
-		g = (int)(x->n_gone++ % GONE_RING);
-		x->gone[g].node = it->node;
-		x->gone[g].strikes = 0;
-	}
-	x->gone[g].strikes = answered ? 0 : x->gone[g].strikes + 1;
-	x->gone[g].until = now + GONE_MS;
+	return it->dr && txn_gone_struck(&x->gone, it->node, &until) &&
+	       x->now_fn(x->now_arg) < until;
 }
 
 void txn_forget_gone(struct txn *x)
 {
-	x->n_gone = 0;
+	txn_gone_forget(&x->gone);
 }
 
 /* Take the item out of the window, then call back: the callback may submit. */
@@ -304,9 +204,9 @@ static void complete(struct txn *x, unsigned i, int status, const uint8_t *resp,
 
 	x->slot[i] = NULL;
 	x->n_out--;
-	flight_del(x, it->node);
-	if (status != -ETIMEDOUT && x->n_gone)
-		gone_note(x, it, true, 0);
+	txn_flight_del(&x->fl, it->node);
+	if (status != -ETIMEDOUT && txn_gone_any(&x->gone) && it->dr)
+		txn_gone_note(&x->gone, it->node, true, 0);
 	if (status == 0)
 		x->st.completed++;
 	else if (status == -ETIMEDOUT)
@@ -352,7 +252,8 @@ static void expire(struct txn *x, uint64_t now)
 			continue;
 		}
 		x->late[x->late_pos++ % LATE_RING] = it->tid;
-		gone_note(x, it, false, now);
+		if (it->dr)
+			txn_gone_note(&x->gone, it->node, false, now);
 		complete(x, i, -ETIMEDOUT, NULL, 0);
 	}
 }
@@ -371,10 +272,10 @@ static struct txn_item *take_next(struct txn *x)
 	/* A Set for a gone node waits in the queue for fail_gone(). */
 	for (unsigned k = 0; *pp && k < FAIR_SCAN; k++, prev = *pp, pp = &(*pp)->next)
 		if (!is_gone(x, *pp) &&
-		    (!x->o.per_node || in_flight_to(x, (*pp)->node) < x->o.per_node))
+		    (!x->o.per_node || txn_flight_count(&x->fl, (*pp)->node) < x->o.per_node))
 			break;
 	if (!*pp || is_gone(x, *pp) ||
-	    (x->o.per_node && in_flight_to(x, (*pp)->node) >= x->o.per_node))
+	    (x->o.per_node && txn_flight_count(&x->fl, (*pp)->node) >= x->o.per_node))
 		return NULL;
 	it = *pp;
 	*pp = it->next;
@@ -401,7 +302,7 @@ static void fill(struct txn *x)
 			x->next_tid = 1;
 		x->slot[i] = it;
 		x->n_out++;
-		flight_add(x, it->node);
+		txn_flight_add(&x->fl, it->node);
 		r = send_item(x, it);
 		if (r < 0)
 			complete(x, i, r, NULL, 0);
@@ -443,7 +344,7 @@ static void fail_gone(struct txn *x)
 void txn_tick(struct txn *x)
 {
 	expire(x, x->now_fn(x->now_arg));
-	if (x->n_gone)
+	if (txn_gone_any(&x->gone))
 		fail_gone(x);
 	/* Callbacks above may have queued more; a completion may free a slot. */
 	while (x->head && x->n_out < x->o.window) {

@@ -4,26 +4,22 @@
  * engine that cannot route a fabric says why and stops); the caller walks
  * this list, so a fabric whose shape does not fit the first engine is still
  * routed, by a named engine, with the refusal logged. "auto" is the list
- * that routes any fabric well: ftree for a fat tree (degraded allowed), else
- * vlayered (deadlock-free on any shape, within the VLs the ports have), else
- * updn (deadlock-free with one VL). vlayered is short of VLs, and refuses,
- * when its budget is one VL and over half the CA LIDs would ride its
- * one-root up/down escape: measured, that is a fat-tree-like fabric (a
- * 3-level tree ftree refused, say), where updn's chosen roots give a busiest
- * link 2-4.5x lower; tori, rings, random graphs and dragonflies put no LID
- * there and vlayered beats updn on them at every budget (vlayered.c).
+ * that routes any fabric well: config_engine_auto (config/names.c says why
+ * those three). The names are read by config_engines_parse, the one parser
+ * of "E[,E...]" (loomd --check-config reads --routing with it too).
+ * vlayered is short of VLs, and refuses, when its budget is one VL and over
+ * half the CA LIDs would ride its one-root up/down escape: measured, that is
+ * a fat-tree-like fabric (a 3-level tree ftree refused, say), where updn's
+ * chosen roots give a busiest link 2-4.5x lower; tori, rings, random graphs
+ * and dragonflies put no LID there and vlayered beats updn on them at every
+ * budget (vlayered.c).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "routing/route.h"
-
-static const struct route_engine *const auto_chain[] = {
-	&route_ftree,
-	&route_vlayered,
-	&route_updn,
-};
 
 static bool chain_has(const struct route_chain *c, const struct route_engine *e)
 {
@@ -43,12 +39,20 @@ static int chain_add(struct route_chain *c, const struct route_engine *e)
 	return 0;
 }
 
+/* The engine of a configuration word (the registry follows config_engine_names). */
+static int chain_add_word(struct route_chain *c, uint8_t w)
+{
+	const struct route_engine *e = route_engine_find(config_engine_names[w]);
+
+	return e ? chain_add(c, e) : -EINVAL;
+}
+
 static int chain_add_auto(struct route_chain *c)
 {
 	int r = 0;
 
-	for (size_t i = 0; i < sizeof(auto_chain) / sizeof(auto_chain[0]) && r == 0; i++)
-		r = chain_add(c, auto_chain[i]);
+	for (unsigned i = 0; i < CONFIG_ENGINE_AUTO_N && r == 0; i++)
+		r = chain_add_word(c, config_engine_auto[i]);
 	return r;
 }
 
@@ -56,36 +60,15 @@ int route_chain_parse(const char *spec, bool fallback, struct route_chain *out, 
 		      size_t bad_len)
 {
 	struct route_chain c = { .n = 0 };
-	const char *p = spec;
-	int r = 0;
+	uint8_t w[CONFIG_ENGINES_MAX];
+	unsigned n;
+	int r;
 
-	if (bad_len)
-		bad[0] = 0;
-	while (r == 0) {
-		size_t len = strcspn(p, ",");
-		char name[32];
-		const struct route_engine *e;
-
-		if (!len || len >= sizeof(name)) {
-			snprintf(bad, bad_len, "%.*s", (int)(len < 32 ? len : 32), p);
-			return -EINVAL;
-		}
-		memcpy(name, p, len);
-		name[len] = 0;
-		if (!strcmp(name, "auto")) {
-			r = chain_add_auto(&c);
-		} else {
-			e = route_engine_find(name);
-			if (!e) {
-				snprintf(bad, bad_len, "%s", name);
-				return -EINVAL;
-			}
-			r = chain_add(&c, e);
-		}
-		if (!p[len])
-			break;
-		p += len + 1;
-	}
+	r = config_engines_parse(spec, w, &n, bad, bad_len);
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < n && r == 0; i++)
+		r = w[i] == CONFIG_ENGINE_AUTO ? chain_add_auto(&c) : chain_add_word(&c, w[i]);
 	/*
 	 * The file engine's tables are the operator's own: when the file cannot
 	 * be used, computing others would hide the mistake. No fallback after it.

@@ -141,7 +141,7 @@ tap_diag "$out"
 out=$("$LOOM" reload --control "$sock" 2>&1)
 tap_check "loom reload, the same file again: no change" grep -q '^no effective value changed$' \
 	<<<"$out"
-for _ in $(seq 100); do [ "$(heavy)" -gt "$n" ] && break; sleep 0.1; done
+log_wait -n $((n + 1)) "$tmp/loomd.log" 'sweep [0-9]* (heavy)' 10
 tap_check "loom status: the new priority" bash -c "'$LOOM' status --control '$sock' |
 	grep -q '^SM: master, priority 5,'"
 
@@ -241,7 +241,7 @@ for _ in $(seq 50); do [ -S "$busy" ] && break; sleep 0.1; done
 sim_run c --timeout 60 --out "$tmp/loomd2.log" "$LOOMD" -c "$tmp/loom.yaml" \
 	--state-dir "$tmp/state" --control "$busy" &
 bg=$!
-for _ in $(seq 100); do grep -q 'SUBNET UP' "$tmp/loomd2.log" 2>/dev/null && break; sleep 0.1; done
+log_wait "$tmp/loomd2.log" 'SUBNET UP' 10
 tap_check "a live socket at the path: loomd says so and runs without one" \
 	grep -q "control socket $busy: another loomd answers there; running without one" \
 	"$tmp/loomd2.log"

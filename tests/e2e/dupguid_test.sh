@@ -141,10 +141,7 @@ if sim_start ca "$topos/dupguid-host.topo" -I; then
 	sim_run ca --timeout 30 --out "$tmp/daemon.log" "$LOOMD" -c "$tmp/loom.yaml" \
 		--state-dir "$tmp/daemon.state" &
 	bg=$!
-	for _ in $(seq 100); do
-		grep -q 'SUBNET UP' "$tmp/daemon.log" 2>/dev/null && break
-		sleep 0.1
-	done
+	log_wait "$tmp/daemon.log" 'SUBNET UP' 10
 	sleep 3.5
 	sim_signal ca TERM
 	wait "$bg"

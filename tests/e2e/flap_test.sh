@@ -33,16 +33,6 @@ YAML
 log=$tmp/daemon.log
 count() { local n; n=$(grep -cE "$1" "$log" 2>/dev/null); echo "${n:-0}"; }
 
-# Wait until the log has more than N lines matching RE, at most SECS seconds.
-wait_log() { # RE N SECS
-	local end=$((SECONDS + $3))
-	while [ "$SECONDS" -le "$end" ]; do
-		[ "$(count "$1")" -gt "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # Heavy sweeps that sent LFT blocks, in lines FROM to TO of the log.
 reroutes() { # FROM TO
 	sed -n "$1,$2p" "$log" | grep -E 'sweep [0-9]+ \((heavy|targeted)\)' | grep -cvE '\(0 LFT blocks'
@@ -60,7 +50,7 @@ fi
 sim_run d --timeout 300 --out "$log" "$LOOMD" --state-dir "$tmp/d.state" -c "$tmp/loom.yaml" \
 	--sweep-interval 1 &
 bg=$!
-tap_check "reaches SUBNET UP" wait_log 'heavy.*SUBNET UP' 0 30
+tap_check "reaches SUBNET UP" log_wait -E "$log" 'heavy.*SUBNET UP' 30
 lfts_check "up" d
 
 # A spine's port 1: a switch-to-switch link of the fat tree, with a way around it.
@@ -70,10 +60,10 @@ ends="\"$psw\" port $pport <-> switch 0x[0-9a-f]{16} \"$sw\" port $port|\"$sw\" 
 start=$(($(wc -l <"$log") + 1))
 
 tap_check "Unlink \"$sw\"[$port]" sim_console d "Unlink \"$sw\"[$port]"
-tap_check "loomd names the link down" wait_log "event: link down: switch 0x[0-9a-f]{16} ($ends)\$" 0 20
+tap_check "loomd names the link down" log_wait -E "$log" "event: link down: switch 0x[0-9a-f]{16} ($ends)\$" 20
 tap_check "ReLink \"$sw\"[$port]" sim_console d "ReLink \"$sw\"[$port]"
 tap_check "loomd damps the link as it comes back" \
-	wait_log "event: link damped: switch 0x[0-9a-f]{16} ($ends): 2 changes in 60s; kept out of the routes until it has been up for ${HOLD}s\$" 0 20 ||
+	log_wait -E "$log" "event: link damped: switch 0x[0-9a-f]{16} ($ends): 2 changes in 60s; kept out of the routes until it has been up for ${HOLD}s\$" 20 ||
 	tap_diag "$(grep 'event' "$log")"
 t0=$SECONDS
 for i in $(seq 9); do
@@ -86,7 +76,7 @@ flipped=$((SECONDS - t0))
 lfts_check "damped" d
 tap_is "damped: \"$sw\" port $port is left Init, carrying nothing" "$(state_of "$sw" "$port")" Initialize
 tap_check "the link is released after the hold, with nothing else happening" \
-	wait_log "event: link released: switch 0x[0-9a-f]{16} ($ends): up for ${HOLD}s; routed again\$" 0 $((HOLD + 30)) ||
+	log_wait -E "$log" "event: link released: switch 0x[0-9a-f]{16} ($ends): up for ${HOLD}s; routed again\$" $((HOLD + 30)) ||
 	tap_diag "$(grep 'event' "$log")"
 released=$(grep -nE 'event: link released' "$log" | head -n 1 | cut -d: -f1)
 flapping=$(reroutes "$start" "${released:-$(wc -l <"$log")}")

@@ -45,15 +45,11 @@ sa_state() { # LABEL
 	sim_run F dump_mfts 2>/dev/null | grep -v '^#' >"$tmp/$1.mfts"
 }
 
-if ! sim_start F "$topo"; then
-	tap_check "simulator starts" false
-	tap_done
-	exit
-fi
+ha_sim "$topo"
 ha_conf A 10 "$POLL_MS"
 ha_conf B 5 "$POLL_MS"
 ha_loomd A "$HA"
-tap_check "A (priority 10): SUBNET UP" ha_wait_log A 'SUBNET UP' 60 ||
+tap_check "A (priority 10): SUBNET UP" log_wait -E "$tmp/A.log" 'SUBNET UP' 60 ||
 	tap_diag "$(tail -n 5 "$tmp/A.log")"
 # Port GUID and LID of every port, as the SA's NodeRecords say.
 nr_lids() { # FILE
@@ -71,7 +67,7 @@ awk '{ g[NR] = $1; l[NR] = $2 } END { for (i = 1; i <= NR; i++)
 	printf "%s 0x%04x 0x%04x\n\n", g[i], l[i % NR + 1], l[i % NR + 1] }' \
 	"$tmp/nr.before" >"$tmp/B.state/guid2lid"
 ha_loomd B "$HB"
-tap_check "B (priority 5): STANDBY" ha_wait_log B '-> STANDBY' 30 ||
+tap_check "B (priority 5): STANDBY" log_wait -E "$tmp/B.log" '-> STANDBY' 30 ||
 	tap_diag "$(tail -n 5 "$tmp/B.log")"
 
 at "$HC" "$rig/mcjoin" --timeout 3000 --create "$G1" >/dev/null
@@ -90,7 +86,7 @@ sim_run F --host "$HC" --timeout 150 "$rig/sasub" --issm --timeout 3000 --trap 6
 	--wait 120000 >"$tmp/r64.out" 2>"$tmp/r64.err" &
 r64=$!
 tap_check "Hca2 subscribes to trap 64 through A and waits for Reports" \
-	wait_log "$tmp/r64.out" '^subscribed' || tap_diag "$(cat "$tmp/r64.err")"
+	log_wait "$tmp/r64.out" '^subscribed' || tap_diag "$(cat "$tmp/r64.err")"
 sleep 2 # the multicast pass programs the MFTs
 sa_state before
 tap_check "before: saquery -g lists $G1 and $G2" \
@@ -99,26 +95,26 @@ tap_check "before: saquery -g lists $G1 and $G2" \
 tap_check "before: saquery SR lists loom.ha.a" grep -q 'loom.ha.a' "$tmp/before.services"
 tap_check "before: saquery IIR lists a subscription to trap 64" grep -qw 64 "$tmp/before.subs"
 tap_check "B (same configuration): as master it would change nothing" \
-	ha_wait_log B 'as master this SM would route with [a-z]+ and change nothing \(0 of [1-9]' 20 ||
+	log_wait -E "$tmp/B.log" 'as master this SM would route with [a-z]+ and change nothing \(0 of [1-9]' 20 ||
 	tap_diag "$(grep 'standby:' "$tmp/B.log")"
 # C: a standby whose LMC is not the master's says so when it starts.
 ha_conf C 3 "$POLL_MS"
 printf '  routing:\n    lmc: 1\n' >>"$tmp/C.yaml"
 ha_loomd C Hca3
 tap_check "C (LMC 1 under a master with LMC 0): says its configuration differs" \
-	ha_wait_log C "configuration differs from what the master programmed: .* send [1-9][0-9]* of" 30 ||
+	log_wait -E "$tmp/C.log" "configuration differs from what the master programmed: .* send [1-9][0-9]* of" 30 ||
 	tap_diag "$(grep -E 'standby|STANDBY' "$tmp/C.log")"
 tap_diag "$(grep -o 'as master it would.*' "$tmp/C.log")"
 ha_stop TERM C
 tap_check "B mirrors them (groups, 1 service, 2 subscriptions)" \
-	ha_wait_log B "mirrored the master's SA state: [0-9]+ groups, 1 services, 2 subscriptions" 20 ||
+	log_wait -E "$tmp/B.log" "mirrored the master's SA state: [0-9]+ groups, 1 services, 2 subscriptions" 20 ||
 	tap_diag "$(grep -i mirror "$tmp/B.log" | tail -n 3)"
 
 ha_stop KILL A
 tap_check "A killed: B takes over and installs the mirror" \
-	ha_wait_log B 'installed its SA state as mirrored' 30 || tap_diag "$(tail -n 5 "$tmp/B.log")"
+	log_wait -E "$tmp/B.log" 'installed its SA state as mirrored' 30 || tap_diag "$(tail -n 5 "$tmp/B.log")"
 tap_diag "$(grep -o 'installed its SA state.*' "$tmp/B.log")"
-tap_check "B: SUBNET UP as master" ha_wait_log B 'SUBNET UP' 30
+tap_check "B: SUBNET UP as master" log_wait -E "$tmp/B.log" 'SUBNET UP' 30
 first=$(grep 'sweep [0-9]* (heavy)' "$tmp/B.log" | head -n 1)
 tap_diag "B's first sweep as master: $first"
 tap_check "... it sends 0 LFT and 0 MFT blocks" grep -qE '\(0 LFT blocks, .*0 MFT blocks\)' <<<"$first"
@@ -147,7 +143,7 @@ before=$(smlid)
 tap_check "Hca2's MasterSMLID is B's LID (smpquery: $before)" test -n "$before"
 at "$HC" ibportstate -D 0 1 smlid 999 >/dev/null 2>&1
 tap_is "Hca2's MasterSMLID pointed at 999 (ibportstate)" "$(smlid)" 999
-tap_check "B's light sweep finds it" ha_wait_log B 'point at MasterSMLID 999, not this SM' 20 ||
+tap_check "B's light sweep finds it" log_wait -E "$tmp/B.log" 'point at MasterSMLID 999, not this SM' 20 ||
 	tap_diag "$(tail -n 3 "$tmp/B.log")"
 for _ in $(seq 50); do [ "$(smlid)" = "$before" ] && break; sleep 0.2; done
 tap_is "... and sets it back to B's LID ($before)" "$(smlid)" "$before"
@@ -156,7 +152,7 @@ tap_is "... and sets it back to B's LID ($before)" "$(smlid)" "$before"
 g3=$(at Hca3 ibstat -p 2>/dev/null | head -n 1)
 n=$(grep -c 'event handled' "$tmp/B.log")
 sim_console F 'Unlink "Switch2"[1]' >/dev/null
-for _ in $(seq 200); do [ "$(grep -c 'event handled' "$tmp/B.log")" -gt "$n" ] && break; sleep 0.1; done
+log_wait -n $((n + 1)) "$tmp/B.log" 'event handled' 20
 sim_console F 'ReLink "Switch2"[1]' >/dev/null
 wait "$r64"
 tap_is "Hca2 (subscribed through A) receives a Report from B after the takeover" "$?" 0
@@ -170,16 +166,16 @@ ha_stop TERM B
 # stuck, takes over without a mirror, and asks every CA port to reregister.
 SIM_SET_ISSM=1 sim_run F --timeout 90 --host "$HA" --out "$tmp/stuck.out" "$rig/stucksm" \
 	-p 15 -t 60 -g "$(at "$HA" ibstat -p 2>/dev/null | head -n 1)" &
-wait_log "$tmp/stuck.out" '^ready' 100
+log_wait "$tmp/stuck.out" '^ready' 10
 ha_conf D 5 "$POLL_MS"
 ha_loomd D "$HB"
 tap_check "D (priority 5) stands by under the stuck SM (priority 15)" \
-	ha_wait_log D 'DISCOVERING -> STANDBY: master SM' 30 || tap_diag "$(tail -n 5 "$tmp/D.log")"
+	log_wait -E "$tmp/D.log" 'DISCOVERING -> STANDBY: master SM' 30 || tap_diag "$(tail -n 5 "$tmp/D.log")"
 tap_check "D: its ActCount stands still: taken as stuck, D takes over" \
-	ha_wait_log D 'taken as stuck' 30 || tap_diag "$(grep 'SM' "$tmp/D.log" | tail -n 5)"
+	log_wait -E "$tmp/D.log" 'taken as stuck' 30 || tap_diag "$(grep 'SM' "$tmp/D.log" | tail -n 5)"
 tap_check "... with no mirror (no SA answered): every CA port asked to reregister" \
-	ha_wait_log D 'no mirror of its SA state .* reregister \(ClientReregister\)' 30
-tap_check "D: SUBNET UP" ha_wait_log D 'SUBNET UP' 30 || tap_diag "$(tail -n 5 "$tmp/D.log")"
+	log_wait -E "$tmp/D.log" 'no mirror of its SA state .* reregister \(ClientReregister\)' 30
+tap_check "D: SUBNET UP" log_wait -E "$tmp/D.log" 'SUBNET UP' 30 || tap_diag "$(tail -n 5 "$tmp/D.log")"
 first=$(grep 'sweep [0-9]* (heavy)' "$tmp/D.log" | head -n 1)
 tap_diag "D's first sweep as master: $first"
 tap_check "... sending 0 LFT blocks" grep -q '(0 LFT blocks' <<<"$first"

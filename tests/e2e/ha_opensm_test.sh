@@ -24,23 +24,16 @@ osm() { # NAME PRIORITY: OpenSM as a daemon at host A
 		-f "$tmp/$1.log" --dump_files_dir "$tmp/$1.dump" -p "$2" &
 }
 
-if ! sim_start F "$topo"; then
-	tap_check "simulator starts" false
-	tap_done
-	exit
-fi
+ha_sim "$topo"
 cp "$(sim_dir F)/opensm.conf" "$tmp/osm.conf"
 printf 'sminfo_polling_timeout 1000\npolling_retry_number 2\nsweep_interval 1\n' >>"$tmp/osm.conf"
 
 # ---- OpenSM master, loomd standby -----------------------------------------
 osm O1 10
-ha_wait_log O1 'SUBNET UP' 60
+log_wait -E "$tmp/O1.log" 'SUBNET UP' 60
 tap_check "OpenSM (priority 10): SUBNET UP" grep -q 'SUBNET UP' "$tmp/O1.log"
 ha_conf B 5 "$POLL_MS"
-ha_loomd B "$HB"
-ha_wait_log B '-> STANDBY' 30
-tap_check "loomd (priority 5): STANDBY under OpenSM" \
-	grep -q 'DISCOVERING -> STANDBY: master SM' "$tmp/B.log" || tap_diag "$(tail -n 5 "$tmp/B.log")"
+ha_standby B "$HB" "loomd (priority 5): STANDBY under OpenSM"
 sleep 3 # OpenSM's sweeps: a live OpenSM's ActCount must keep loomd standing by
 sim_run F ibnetdiscover 2>/dev/null >"$tmp/ibnd"
 ga=$(ha_guid "$HA") gb=$(ha_guid "$HB")
@@ -54,29 +47,29 @@ ha_lids >"$tmp/lids.before"
 # ---- SIGKILL OpenSM: loomd takes over ------------------------------------------
 t0=$(ha_ms)
 ha_stop KILL O1
-ha_wait_log B 'SUBNET UP' 30
+log_wait -E "$tmp/B.log" 'SUBNET UP' 30
 tap_diag "loomd took over from OpenSM in $(($(ha_ms) - t0)) ms (poll ${POLL_MS} ms x 3)"
 tap_check "loomd takes over from the dead OpenSM" grep -q 'DISCOVERING -> MASTER: the master is gone' "$tmp/B.log"
 ha_nothing_changed takeover-from-opensm B "$gb"
 
 # ---- OpenSM back at 1, standby under loomd; SIGKILL loomd: OpenSM takes over ----------
 osm O2 1
-ha_wait_log O2 'Entering STANDBY' 30
+log_wait -E "$tmp/O2.log" 'Entering STANDBY' 30
 sleep 2
 out=$(ha_sminfo "$(ha_lid "$HA")")
 tap_check "OpenSM (priority 1) stands by under loomd (sminfo of its port)" \
 	grep -q 'priority 1 state 2' <<<"$out" || tap_diag "$out"
 tap_check "loomd stays master" grep -qE "sm guid 0x0*${gb#0*},.* state 3" <<<"$(ha_sminfo)"
 ha_stop KILL B
-ha_wait_log O2 'Entering MASTER' 30
-ha_wait_log O2 'SUBNET UP' 30
+log_wait -E "$tmp/O2.log" 'Entering MASTER' 30
+log_wait -E "$tmp/O2.log" 'SUBNET UP' 30
 sleep 1
 ha_nothing_changed takeover-by-opensm "" "$ga"
 
 # ---- loomd back at 12: OpenSM hands over to it -----------------------------------
 ha_conf B 12 "$POLL_MS"
 ha_loomd B "$HB" B2
-ha_wait_log B2 'SUBNET UP' 60
+log_wait -E "$tmp/B2.log" 'SUBNET UP' 60
 tap_check "OpenSM hands over to loomd (12): HANDOVER received, ACKNOWLEDGE sent" \
 	grep -q 'SMInfo Set ACKNOWLEDGE to SM.*answered' "$tmp/B2.log" ||
 	tap_diag "$(grep 'SM' "$tmp/B2.log" | tail -n 5)"

@@ -20,23 +20,13 @@ topo=$srcdir/tests/topologies/ft2-k8.topo
 HA=h00001 HB=h00005 HC=h00009 # A, B: the SMs; C: a host that asks
 POLL_MS=300
 
-if ! sim_start F "$topo"; then
-	tap_check "simulator starts" false
-	tap_done
-	exit
-fi
+ha_sim "$topo"
 
 # ---- priorities 10 and 5 ---------------------------------------------------------
 ha_conf A 10 "$POLL_MS"
 ha_conf B 5 "$POLL_MS"
-ha_loomd A "$HA"
-ha_wait_log A 'SUBNET UP' 60
-tap_check "A (priority 10) alone: master, SUBNET UP" grep -q 'DISCOVERING -> MASTER' "$tmp/A.log" ||
-	tap_diag "$(tail -n 5 "$tmp/A.log")"
-ha_loomd B "$HB"
-ha_wait_log B '-> STANDBY' 30
-tap_check "B (priority 5): STANDBY, master A found" \
-	grep -q 'DISCOVERING -> STANDBY: master SM' "$tmp/B.log" || tap_diag "$(tail -n 5 "$tmp/B.log")"
+ha_master A "$HA" "A (priority 10) alone: master, SUBNET UP"
+ha_standby B "$HB" "B (priority 5): STANDBY, master A found"
 sleep 1
 sim_run F ibnetdiscover 2>/dev/null >"$tmp/ibnd"
 ga=$(ha_guid "$HA") gb=$(ha_guid "$HB") la=$(ha_lid "$HA") lb=$(ha_lid "$HB")
@@ -70,9 +60,9 @@ pa=$(ha_pid A)
 tap_check "A's loomd found (pid ${pa:-none})" test -n "$pa"
 t0=$(ha_ms)
 [ -z "$pa" ] || kill -KILL $pa
-ha_wait_log B 'STANDBY -> DISCOVERING' 30
+log_wait -E "$tmp/B.log" 'STANDBY -> DISCOVERING' 30
 t1=$(ha_ms)
-ha_wait_log B 'SUBNET UP' 30
+log_wait -E "$tmp/B.log" 'SUBNET UP' 30
 t2=$(ha_ms)
 tap_check "B takes over: STANDBY -> DISCOVERING -> MASTER" \
 	grep -q 'DISCOVERING -> MASTER: the master is gone' "$tmp/B.log" ||
@@ -84,8 +74,8 @@ ha_nothing_changed failover B "$gb"
 
 # ---- the priority 10 comes back: handover ---------------------------------------
 ha_loomd A "$HA" A2
-ha_wait_log B '-> STANDBY' 30
-ha_wait_log A2 'SUBNET UP' 30
+log_wait -E "$tmp/B.log" '-> STANDBY' 30
+log_wait -E "$tmp/A2.log" 'SUBNET UP' 30
 tap_check "A restarted: finds master B, waits for its HANDOVER" \
 	grep -q 'we outrank it: waiting for its HANDOVER' "$tmp/A2.log" || tap_diag "$(tail -n 5 "$tmp/A2.log")"
 tap_check "B sends HANDOVER to A" grep -q 'SMInfo Set HANDOVER to SM.*answered' "$tmp/B.log"
@@ -110,10 +100,10 @@ for run in 1 2 3 4 5 6 7 8 9 10; do
 	cp "$tmp/E.yaml" "$tmp/E2.yaml"
 	rm -f "$tmp/E1.log" "$tmp/E2.log"
 	ha_loomd E1 "$first"
-	[ $run -le 5 ] || ha_wait_log E1 'SUBNET UP' 30
+	[ $run -le 5 ] || log_wait -E "$tmp/E1.log" 'SUBNET UP' 30
 	ha_loomd E2 "$second"
-	ha_wait_log E1 'SUBNET UP|-> STANDBY' 30
-	ha_wait_log E2 'SUBNET UP|-> STANDBY' 30
+	log_wait -E "$tmp/E1.log" 'SUBNET UP|-> STANDBY' 30
+	log_wait -E "$tmp/E2.log" 'SUBNET UP|-> STANDBY' 30
 	sleep 2 # a light sweep or two: time to hand over if the wrong one won
 	out=$(ha_sminfo)
 	want=$(ha_guid "$low")
@@ -129,13 +119,13 @@ ha_conf S1 10 "$POLL_MS"
 ha_conf S2 5 "$POLL_MS"
 printf '  sticky: true\n' >>"$tmp/S2.yaml"
 ha_loomd S1 "$HA"
-ha_wait_log S1 'SUBNET UP' 30
+log_wait -E "$tmp/S1.log" 'SUBNET UP' 30
 ha_loomd S2 "$HB"
-ha_wait_log S2 '-> STANDBY' 30
+log_wait -E "$tmp/S2.log" '-> STANDBY' 30
 ha_stop KILL S1
-ha_wait_log S2 'SUBNET UP' 30
+log_wait -E "$tmp/S2.log" 'SUBNET UP' 30
 ha_loomd S1 "$HA" S1b
-ha_wait_log S1b '-> STANDBY' 30
+log_wait -E "$tmp/S1b.log" '-> STANDBY' 30
 sleep 2 # light sweeps of S2 that see the higher S1: no HANDOVER
 out=$(ha_sminfo)
 tap_check "sm.sticky: the priority 5 that took over stays master when the 10 returns" \

@@ -34,11 +34,7 @@ act() { # the activity count sminfo reads from the second host
 rig() { # TAG ARGS...: stucksm at the first host (where OpenSM ran), until it says ready
 	SIM_SET_ISSM=1 sim_run C --timeout 120 --out "$tmp/$1.rig" "$STUCKSM" -t 100 "${@:2}" &
 	rig_pid=$!
-	for _ in $(seq 100); do
-		grep -q '^ready' "$tmp/$1.rig" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
+	log_wait "$tmp/$1.rig" '^ready' 10
 }
 
 if ! sim_start C "$topo"; then

@@ -37,10 +37,7 @@ fi
 sim_run C --timeout 300 --out "$tmp/sm.log" "$LOOMD" --state-dir "$tmp/state" \
 	--sweep-interval 2 &
 sm_pid=$!
-for _ in $(seq 300); do
-	grep -q 'SUBNET UP' "$tmp/sm.log" 2>/dev/null && break
-	sleep 0.2
-done
+log_wait "$tmp/sm.log" 'SUBNET UP' 60
 tap_check "loomd brings the fabric up (SUBNET UP)" grep -q 'SUBNET UP' "$tmp/sm.log"
 health base
 tap_is "every PMA answers, no finding: exit 0" "$hrc $(grep -cE '^(error|warning) ' "$tmp/base.out")" "0 0" ||

@@ -35,10 +35,7 @@ if ! sim_start C "$topo"; then
 fi
 sim_run C --timeout 300 --out "$tmp/sm.log" "$LOOMD" --state-dir "$tmp/state" &
 sm_pid=$!
-for _ in $(seq 300); do
-	grep -q 'SUBNET UP' "$tmp/sm.log" 2>/dev/null && break
-	sleep 0.2
-done
+log_wait "$tmp/sm.log" 'SUBNET UP' 60
 tap_check "loomd brings the fabric up (SUBNET UP)" grep -q 'SUBNET UP' "$tmp/sm.log"
 lid=$(sim_run C ibnetdiscover 2>/dev/null |
 	awk '/^Switch/ && /"leaf003"/ { sub(/.* lid /, ""); print $1 + 0; exit }')

@@ -24,16 +24,6 @@ tmp=$(mktemp -d)
 sim_trap_exit 'rm -rf "$tmp"'
 topos=(ft2-k8 torus2d-4x4 parallel)
 
-# Wait (bounded) until FILE has PATTERN.
-wait_for() { # FILE PATTERN SECS
-	local end=$((SECONDS + $3))
-	while [ "$SECONDS" -le "$end" ]; do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.2
-	done
-	return 1
-}
-
 # Start an SM as a daemon against SIM (its PID in sm_pid, its log $tmp/TAG.sm.log);
 # 0 once it says SUBNET UP.
 sm_start() { # SIM TAG loomd|opensm [ARGS...]
@@ -47,7 +37,7 @@ sm_start() { # SIM TAG loomd|opensm [ARGS...]
 			-F "$(sim_dir "$sim")/opensm.conf" -f "$tmp/$tag.sm.log" "$@" &
 	fi
 	sm_pid=$!
-	wait_for "$tmp/$tag.sm.log" 'SUBNET UP' 60
+	log_wait "$tmp/$tag.sm.log" 'SUBNET UP' 60
 }
 
 # loom health ARGS against SIM: output in $tmp/TAG.out, status in $hrc.
@@ -141,7 +131,7 @@ print(d["verdict"], f["group"], f["severity"], f["node_desc"], f["port"], f["wha
 			-F "$(sim_dir S)/opensm.conf" -f "$tmp/osm2.log" &
 		sm2_pid=$!
 		tap_check "$tag: a second SM (OpenSM at $host2) enters STANDBY" \
-			wait_for "$tmp/osm2.log" 'Entering STANDBY state' 60
+			log_wait "$tmp/osm2.log" 'Entering STANDBY state' 60
 		health "$tag.sm2" S --only sm
 		tap_is "$tag, second SM: loom health --only sm exits 0 (a standby is a warning)" "$hrc" 0
 		tap_check "$tag, second SM: the sm group names \"$host2\" STANDBY, priority 0" \

@@ -75,10 +75,7 @@ if ! sim_start T "$tmp/torus.topo"; then
 fi
 sim_run T --timeout 300 --out "$tmp/sm.log" "$LOOMD" --state-dir "$tmp/state" &
 sm_pid=$!
-for _ in $(seq 300); do
-	grep -q 'SUBNET UP' "$tmp/sm.log" 2>/dev/null && break
-	sleep 0.2
-done
+log_wait "$tmp/sm.log" 'SUBNET UP' 60
 tap_check "loomd brings the torus up, routed with vlayered" \
 	grep -q 'routed with vlayered' "$tmp/sm.log" || tap_diag "$(head -5 "$tmp/sm.log")"
 

@@ -13,16 +13,6 @@ tmp=$(mktemp -d)
 sim_trap_exit 'rm -rf "$tmp"'
 topo=$srcdir/tests/topologies/single-switch.topo
 
-# Wait (bounded) for a line matching RE in FILE.
-seen() { # FILE RE [SECS]
-	local end=$((SECONDS + ${3:-10}))
-	while [ "$SECONDS" -le "$end" ]; do
-		grep -qE "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # loomd on simulator NAME in the background; its status lands in $tmp/TAG.rc.
 start() { # NAME TAG LOOMD-ARGS...
 	local name=$1 tag=$2
@@ -62,7 +52,7 @@ if ! sim_start ok "$topo"; then
 	exit
 fi
 start ok run --sweep-interval 1
-tap_check "control: loomd reaches SUBNET UP" seen "$tmp/run.log" "SUBNET UP" 30
+tap_check "control: loomd reaches SUBNET UP" log_wait -E "$tmp/run.log" "SUBNET UP" 30
 sim_signal ok TERM
 tap_is "control: SIGTERM after start-up: exit 0" "$(status run 20)" 0
 tap_check "control: no start-up stop line" \
@@ -81,7 +71,7 @@ export SIM_CONSOLE_TIMEOUT=3
 stopped_by() {
 	local tag=$1 sig=$2 want=$3
 	start hang "$tag"
-	tap_check "$sig: loomd gets to the open" seen "$tmp/$tag.log" "opening the port" 10
+	tap_check "$sig: loomd gets to the open" log_wait -E "$tmp/$tag.log" "opening the port" 10
 	# Still in it: the simulator is stopped, nothing can answer.
 	sleep 0.5
 	tap_is "$sig: loomd is still opening before the signal" "$(cat "$tmp/$tag.rc" 2>/dev/null)" ""

@@ -53,10 +53,7 @@ if sim_start d "$topo"; then
 	sim_run d --timeout 120 --out "$tmp/daemon.log" "$LOOMD" -c "$tmp/loom.yaml" \
 		--state-dir "$tmp/d.state" &
 	bg=$!
-	for _ in $(seq 100); do
-		grep -q 'SUBNET UP' "$tmp/daemon.log" 2>/dev/null && break
-		sleep 0.1
-	done
+	log_wait "$tmp/daemon.log" 'SUBNET UP' 10
 	tap_check "daemon: reaches SUBNET UP" grep -q 'SUBNET UP' "$tmp/daemon.log"
 	sim_run d sminfo >"$tmp/sminfo1" 2>&1
 	tap_check "daemon: sminfo reads loomd as master" grep -q 'state 3 SMINFO_MASTER' "$tmp/sminfo1" ||

@@ -44,10 +44,7 @@ tap_is "loomd --once under valgrind: exit 0, no error" "$rc" 0 ||
 sim_run v --timeout 300 --out "$tmp/d.log" "${vg[@]}" "$LOOMD" -c "$tmp/loom.yaml" \
 	--state-dir "$tmp/s" --sweep-interval 1 &
 bg=$!
-for _ in $(seq 600); do
-	grep -q 'SUBNET UP' "$tmp/d.log" 2>/dev/null && break
-	sleep 0.1
-done
+log_wait "$tmp/d.log" 'SUBNET UP' 60
 tap_check "daemon under valgrind reaches SUBNET UP" grep -q 'SUBNET UP' "$tmp/d.log"
 sleep 2 # a few light sweeps
 sim_signal v HUP

@@ -113,7 +113,7 @@ if sim_start o "$topo"; then
 	dir=$(sim_dir o)
 	sim_run o --timeout 300 --out "$tmp/osm.out" opensm -d2 -F "$dir/opensm.conf" \
 		-f "$tmp/osm.log" --dump_files_dir "$dir" &
-	tap_check "OpenSM: SUBNET UP" wait_log "$tmp/osm.log" 'SUBNET UP'
+	tap_check "OpenSM: SUBNET UP" log_wait "$tmp/osm.log" 'SUBNET UP'
 	tap_check "OpenSM: h00001 creates $G" join o h00001 --create "$G"
 	om=$(mlid_of_join)
 	ok=0
@@ -154,7 +154,7 @@ fi
 SIM_RMPP=1 sim_run l --timeout 300 --out "$tmp/loomd.log" "$LOOMD" -c "$tmp/loom.yaml" \
 	--state-dir "$tmp/state" &
 bg=$!
-tap_check "loomd: SUBNET UP" wait_log "$tmp/loomd.log" 'SUBNET UP'
+tap_check "loomd: SUBNET UP" log_wait "$tmp/loomd.log" 'SUBNET UP'
 
 # The IPoIB broadcast groups, before any host asked.
 SIM_RMPP=1 sim_run l --host h00002 saquery MCMR >"$tmp/mcmr" 2>&1
@@ -205,11 +205,7 @@ tap_check "loomd: saquery MFTR answers with the programmed blocks" grep -qi "0x$
 # again without it, and back.
 heavy_up() { grep -cE 'sweep [0-9]* \((heavy|targeted)\).*SUBNET UP' "$tmp/loomd.log"; }
 wait_heavy() { # N: a heavy sweep after the Nth reached SUBNET UP
-	for _ in $(seq 150); do
-		[ "$(heavy_up)" -gt "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
+	log_wait -E -n $(($1 + 1)) "$tmp/loomd.log" 'sweep [0-9]* \((heavy|targeted)\).*SUBNET UP' 15
 }
 n=$(heavy_up)
 tap_check "loomd: Unlink spine001[1] (the tree's link to leaf001)" sim_console l 'Unlink "spine001"[1]'

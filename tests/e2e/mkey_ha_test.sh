@@ -44,11 +44,7 @@ fi
 export SIM_MKEY_PROXY
 topo=$tmp/ft2-k4.topo
 python3 "$srcdir/contrib/topogen.py" fattree2 -k 4 -o "$topo"
-if ! SIM_MKEY=1 sim_start F "$topo"; then
-	tap_check "simulator behind mkeyproxy starts" false
-	tap_done
-	exit
-fi
+SIM_MKEY=1 ha_sim "$topo" "simulator behind mkeyproxy starts"
 
 mkey_conf() { # NAME PRIORITY
 	ha_conf "$1" "$2" "$POLL_MS"
@@ -86,10 +82,7 @@ mkey_conf A 10
 mkey_conf B 5
 # The SA's GetTable answers are RMPP: the rig's shim reassembles them.
 export SIM_RMPP=1
-ha_loomd A "$HA"
-ha_wait_log A 'SUBNET UP' 60
-tap_check "A (priority 10, mkey protect 2): master, SUBNET UP" grep -q 'DISCOVERING -> MASTER' \
-	"$tmp/A.log" || tap_diag "$(tail -n 5 "$tmp/A.log")"
+ha_master A "$HA" "A (priority 10, mkey protect 2): master, SUBNET UP"
 tap_is "A's state dir: mkey.secret 0600, 32 bytes" \
 	"$(stat -c '%a %s' "$tmp/A.state/mkey.secret" 2>/dev/null)" "600 32"
 tap_check "A's state dir: mkey.links, one line a link end (32 of 16 links)" \
@@ -103,16 +96,13 @@ w0=$(wrong_keys)
 tap_diag "wrong keys in the proxy's log after A's bring-up: $w0"
 
 # ---- B, standby, reads the protected fabric ------------------------------------------
-ha_loomd B "$HB"
-ha_wait_log B '-> STANDBY' 30
-tap_check "B (priority 5, A's secret only): STANDBY, master A found" \
-	grep -q 'DISCOVERING -> STANDBY: master SM' "$tmp/B.log" || tap_diag "$(tail -n 5 "$tmp/B.log")"
+ha_standby B "$HB" "B (priority 5, A's secret only): STANDBY, master A found"
 tap_check "B learned the fabric's 32 link ends from A's SA before discovering" \
 	grep -qE 'M_Key: 32 links learned from the master.s SA' "$tmp/B.log" ||
 	tap_diag "$(grep 'SM' "$tmp/B.log" | head -n 6)"
 tap_check "... and keeps them in its state dir (mkey.links)" \
 	test "$(grep -vc '^#' "$tmp/B.state/mkey.links" 2>/dev/null)" -eq 32
-ha_wait_log B 'SM: standby: ' 30
+log_wait -E "$tmp/B.log" 'SM: standby: ' 30
 tap_check "B as standby reads A's LFTs back with the keys: would change nothing" \
 	grep -q 'SM: standby: as master this SM would route with .* and change nothing' \
 	"$tmp/B.log" || tap_diag "$(grep 'SM: standby' "$tmp/B.log")"
@@ -129,8 +119,8 @@ pa=$(ha_pid A)
 tap_check "A's loomd found (pid ${pa:-none})" test -n "$pa"
 t0=$(ha_ms)
 [ -z "$pa" ] || kill -KILL $pa
-ha_wait_log B 'STANDBY -> DISCOVERING' 30
-ha_wait_log B 'SUBNET UP' 30
+log_wait -E "$tmp/B.log" 'STANDBY -> DISCOVERING' 30
+log_wait -E "$tmp/B.log" 'SUBNET UP' 30
 t1=$(ha_ms)
 tap_check "B takes over: DISCOVERING -> MASTER, the master is gone" \
 	grep -q 'DISCOVERING -> MASTER: the master is gone' "$tmp/B.log" ||
@@ -157,7 +147,7 @@ tap_is "... and leaf002 port 2 stays Active" "$pi" Active
 mkey_conf C 1
 w1=$(wrong_keys)
 ha_loomd C "$HD"
-ha_wait_log C 'M_Key:' 30
+log_wait -E "$tmp/C.log" 'M_Key:' 30
 tap_check "C (no secret: a new one is created) says it cannot read the protected fabric" \
 	grep -q 'M_Key: .*cannot read its nodes, find its master or take over' "$tmp/C.log" ||
 	tap_diag "$(tail -n 5 "$tmp/C.log")"
@@ -179,7 +169,7 @@ sed -i 's/^sm:$/sm:\n  sm-key: 0x77/' "$tmp/D.yaml"
 mkdir -p "$tmp/D.state"
 install -m 0600 "$tmp/A.state/mkey.secret" "$tmp/D.state/mkey.secret"
 ha_loomd D "$HD"
-ha_wait_log D 'not electing|-> MASTER' 40
+log_wait -E "$tmp/D.log" 'not electing|-> MASTER' 40
 tap_check "D (secret, no links, the SA silent): says an SM may be beyond, does not elect" \
 	grep -q 'an SM may be beyond them: not electing' "$tmp/D.log" ||
 	tap_diag "$(grep 'SM' "$tmp/D.log" | tail -n 5)"
@@ -191,7 +181,7 @@ ha_stop TERM D
 # ---- A comes back: B hands over, A keeps the keys -------------------------------------
 w2=$(wrong_keys)
 ha_loomd A "$HA" A2
-ha_wait_log A2 'SUBNET UP' 30
+log_wait -E "$tmp/A2.log" 'SUBNET UP' 30
 tap_check "A restarted (its own state dir): B hands over, A is master again" \
 	grep -q 'SMInfo Set ACKNOWLEDGE to SM.*answered' "$tmp/A2.log" ||
 	tap_diag "$(grep 'SM' "$tmp/A2.log" | tail -n 5)"

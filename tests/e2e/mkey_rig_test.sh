@@ -66,7 +66,7 @@ mkey_opensm_conf "$dir/lvl2.conf" "$K" 2
 sim_run m --timeout 300 --out "$tmp/osm.out" opensm -d2 -F "$dir/lvl2.conf" \
 	-f "$tmp/osm.log" --dump_files_dir "$dir" &
 osm=$!
-tap_check "level 2: OpenSM reaches SUBNET UP through the proxy" wait_log "$tmp/osm.log" 'SUBNET UP'
+tap_check "level 2: OpenSM reaches SUBNET UP through the proxy" log_wait "$tmp/osm.log" 'SUBNET UP'
 
 pi=$(mkey_pi m h2 "$SW" 0 "$K")
 expect_pi "level 2: sw1 port 0 holds OpenSM's M_Key at protect 2 (smpquery -y KEY)" "$pi" \
@@ -82,8 +82,8 @@ tap_check "level 2: smpquery PortInfo without the key gets no answer" \
 tap_check "level 2: smpquery NodeInfo without the key gets no answer" \
 	fails quiet sim_run m --host h2 --timeout 30 smpquery -D nodeinfo "$SW"
 tap_check "level 2: ... nor with a wrong key" fails mkey_pi m h2 "$SW" 0 "$W"
-tap_check "level 2: trap 256 (Bad M_Key) reaches OpenSM" wait_log "$tmp/osm.log" 'num:256'
-tap_check "level 2: ... naming sw1, PortInfo Get and the wrong key" wait_log "$tmp/osm.log" \
+tap_check "level 2: trap 256 (Bad M_Key) reaches OpenSM" log_wait "$tmp/osm.log" 'num:256'
+tap_check "level 2: ... naming sw1, PortInfo Get and the wrong key" log_wait "$tmp/osm.log" \
 	'"Bad M_Key" from LID [0-9]*, GUID 0x0000000000200000, Method 0x1, Attribute 0x15, AttrMod 0x0, M_Key '"$W"
 tap_diag "$(grep -m 2 'num:256\|"Bad M_Key"' "$tmp/osm.log")"
 v1=$(mkey_field "$(mkey_pi m h2 "$SW" 0 "$K")" violations)

@@ -34,14 +34,7 @@ for _ in $(seq 50); do [ -S "$tmp/notify" ] && break; sleep 0.1; done
 tap_check "the test's notify socket is up" test -S "$tmp/notify"
 
 # Wait (bounded) for a line matching RE in what loomd sent.
-got() { # RE [SECS]
-	local end=$((SECONDS + ${2:-20}))
-	while [ "$SECONDS" -le "$end" ]; do
-		grep -qE "$1" "$tmp/got" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
+got() { log_wait -E "$tmp/got" "$1" "${2:-20}"; } # RE [SECS]
 
 if ! sim_start n "$srcdir/tests/topologies/ft2-k8.topo"; then
 	tap_check "simulator starts" false
@@ -67,10 +60,7 @@ ready=$(grep -c ' READY=1$' "$tmp/got")
 sim_signal n HUP
 tap_check "SIGHUP: RELOADING=1 with MONOTONIC_USEC" got '^[0-9.]+ RELOADING=1$' &&
 	tap_check "... MONOTONIC_USEC= beside it" got '^[0-9.]+ MONOTONIC_USEC=[0-9]+$'
-end=$((SECONDS + 20))
-while [ "$(grep -c ' READY=1$' "$tmp/got")" -le "$ready" ] && [ "$SECONDS" -le "$end" ]; do
-	sleep 0.1
-done
+log_wait -n $((ready + 1)) "$tmp/got" ' READY=1$' 20
 tap_check "SIGHUP: then READY=1 again" test "$(grep -c ' READY=1$' "$tmp/got")" -gt "$ready"
 tap_check "... in that order" awk '$2 == "RELOADING=1" { r = NR } $2 == "READY=1" && r && NR > r { ok = 1 } END { exit !ok }' "$tmp/got"
 

@@ -49,11 +49,7 @@ pkeys() { # LID [PORT]
 # The sweep summary lines only: the SIGHUP line also says "heavy sweep".
 heavy() { grep -c 'sweep [0-9]* (heavy)' "$tmp/loomd.log"; }
 wait_heavy() { # N: a heavy sweep after the Nth has ended
-	for _ in $(seq 100); do
-		[ "$(heavy)" -gt "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
+	log_wait -n $(($1 + 1)) "$tmp/loomd.log" 'sweep [0-9]* (heavy)' 10
 }
 
 conf "" >"$tmp/loom.yaml"

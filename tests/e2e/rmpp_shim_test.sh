@@ -31,7 +31,7 @@ SQ_MS=20000 # saquery's timeout: ample on a loaded machine
 # the shim, with VAR=VALUE in its environment, in the background; waits
 # (bounded) for SUBNET UP. Sets OSM_PID.
 osm_start() {
-	local name=$1 dir i
+	local name=$1 dir
 	shift
 	dir=$(sim_dir "$name")
 	(
@@ -42,12 +42,7 @@ osm_start() {
 			opensm -d2 -F "$dir/opensm.conf" -f "$tmp/$name.osm.log" --dump_files_dir "$dir"
 	) &
 	OSM_PID=$!
-	for ((i = 0; i < 600; i++)); do
-		grep -q 'SUBNET UP' "$tmp/$name.osm.log" 2>/dev/null && return 0
-		kill -0 "$OSM_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	grep -q 'SUBNET UP' "$tmp/$name.osm.log" 2>/dev/null
+	log_wait -p "$OSM_PID" "$tmp/$name.osm.log" 'SUBNET UP' 30
 }
 
 # osm_stop NAME: TERM to OpenSM; it must exit 0 in time (its status).
@@ -144,10 +139,7 @@ if sim_start loss "$srcdir/tests/topologies/2sw2path.topo"; then
 	tap_check "loss: OpenSM resent after a silence" grep -q 'resending' "$tmp/loss.osm.out"
 	# saquery has every record once the last segment is in; OpenSM's side logs the
 	# final ACK a moment later: wait for it (bounded) rather than race it.
-	for ((i = 0; i < 50; i++)); do
-		grep -q 'all 16 segments acknowledged' "$tmp/loss.osm.out" && break
-		sleep 0.1
-	done
+	log_wait "$tmp/loss.osm.out" 'all 16 segments acknowledged' 5
 	tap_check "loss: and every segment was acknowledged in the end" \
 		grep -q 'all 16 segments acknowledged' "$tmp/loss.osm.out"
 	tap_diag "loss: $(grep -c 'losing segment' "$tmp/loss.osm.out") segments lost, $(grep -c \

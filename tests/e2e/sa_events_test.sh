@@ -48,10 +48,10 @@ if sim_start o "$topo"; then
 	dir=$(sim_dir o)
 	sim_run o --timeout 300 --out "$tmp/osm.out" opensm -d2 -F "$dir/opensm.conf" \
 		-f "$tmp/osm.log" --dump_files_dir "$dir" &
-	tap_check "OpenSM: SUBNET UP" wait_log "$tmp/osm.log" 'SUBNET UP'
+	tap_check "OpenSM: SUBNET UP" log_wait "$tmp/osm.log" 'SUBNET UP'
 	sub o h00009 o128 --trap 128 --wait "$WAIT_MS"
 	p128=$sub_pid
-	tap_check "OpenSM: h00009 subscribes to trap 128" wait_log "$tmp/o128.out" '^subscribed'
+	tap_check "OpenSM: h00009 subscribes to trap 128" log_wait "$tmp/o128.out" '^subscribed'
 	tap_check "OpenSM: Unlink $victim (h00002's link)" sim_console o "Unlink $victim"
 	wait "$p128"
 	tap_is "OpenSM: h00009 receives a Report" "$?" 0
@@ -72,17 +72,17 @@ fi
 SIM_RMPP=1 sim_run l --timeout 300 --out "$tmp/loomd.log" "$LOOMD" --sweep-interval 2 \
 	--state-dir "$tmp/state" &
 bg=$!
-tap_check "loomd: SUBNET UP" wait_log "$tmp/loomd.log" 'SUBNET UP'
+tap_check "loomd: SUBNET UP" log_wait "$tmp/loomd.log" 'SUBNET UP'
 
 sub l h00009 l65 --trap 65 --wait "$WAIT_MS"
 p65=$sub_pid
-tap_check "loomd: h00009 subscribes to trap 65" wait_log "$tmp/l65.out" '^subscribed'
+tap_check "loomd: h00009 subscribes to trap 65" log_wait "$tmp/l65.out" '^subscribed'
 sub l h00003 lall --wait "$WAIT_MS"
 pall=$sub_pid
-tap_check "loomd: h00003 subscribes to every trap" wait_log "$tmp/lall.out" '^subscribed'
+tap_check "loomd: h00003 subscribes to every trap" log_wait "$tmp/lall.out" '^subscribed'
 sub l h00011 l128 --trap 128 --wait "$WAIT_MS"
 p128=$sub_pid
-tap_check "loomd: h00011 subscribes to trap 128" wait_log "$tmp/l128.out" '^subscribed'
+tap_check "loomd: h00011 subscribes to trap 128" log_wait "$tmp/l128.out" '^subscribed'
 SIM_RMPP=1 sim_run l --host h00001 saquery IIR >"$tmp/iir" 2>&1
 tap_check "loomd: saquery IIR lists the subscriptions (trap 65 and 0xFFFF)" \
 	bash -c "grep -q 'trap_num\\.*65\$' '$tmp/iir' && grep -q 'trap_num\\.*65535\$' '$tmp/iir'"
@@ -107,7 +107,7 @@ tap_diag "$(cat "$tmp/l128.out" "$tmp/l128.err")"
 # Multicast: a group created through the SA is trap 66.
 sub l h00010 l66 --trap 66 --wait "$WAIT_MS"
 p66=$sub_pid
-wait_log "$tmp/l66.out" '^subscribed'
+log_wait "$tmp/l66.out" '^subscribed'
 sim_run l --host h00005 --timeout 30 "$MCJOIN" --timeout 3000 --create ff12:601b:ffff::e66 \
 	>"$tmp/join.out" 2>&1
 wait "$p66"
@@ -161,13 +161,10 @@ if sim_start p "$topo"; then
 	SIM_RMPP=1 sim_run p --timeout 300 --out "$tmp/p.loomd.log" "$LOOMD" --sweep-interval 2 \
 		--state-dir "$tmp/p.state" -c "$tmp/parts.yaml" &
 	bg=$!
-	tap_check "partitions: loomd SUBNET UP" wait_log "$tmp/p.loomd.log" 'SUBNET UP'
+	tap_check "partitions: loomd SUBNET UP" log_wait "$tmp/p.loomd.log" 'SUBNET UP'
 	n0=$(grep -c ' [1-9][0-9]* changes' "$tmp/p.loomd.log")
 	tap_check "partitions: Unlink $victim" sim_console p "Unlink $victim"
-	for _ in $(seq 300); do
-		[ "$(grep -c ' [1-9][0-9]* changes' "$tmp/p.loomd.log")" -gt "$n0" ] && break
-		sleep 0.1
-	done
+	log_wait -n $((n0 + 1)) "$tmp/p.loomd.log" ' [1-9][0-9]* changes' 30
 	tap_check "partitions: a sweep sees h00002 gone" \
 		test "$(grep -c ' [1-9][0-9]* changes' "$tmp/p.loomd.log")" -gt "$n0"
 	sub p h00003 p3 --trap 64 --wait "$WAIT_MS"
@@ -177,7 +174,7 @@ if sim_start p "$topo"; then
 	sub p h00009 p9 --trap 64 --wait 15000
 	p9=$sub_pid
 	for t in p3 p11 p9; do
-		tap_check "partitions: $(printf 'h%05d' "${t#p}") subscribes to trap 64" wait_log "$tmp/$t.out" '^subscribed'
+		tap_check "partitions: $(printf 'h%05d' "${t#p}") subscribes to trap 64" log_wait "$tmp/$t.out" '^subscribed'
 	done
 	tap_check "partitions: ReLink $victim" sim_console p "ReLink $victim"
 	wait "$p3"

@@ -82,14 +82,14 @@ start() { # TOPO OSM(0/1) LOOMD-ARGS...
 			"$dir/opensm.conf" -f "$tmp/$T.osm.log" --dump_files_dir "$dir" ${OSM_ARGS:-} &
 		OSM_PID=$!
 	fi
-	tap_check "$T: loomd reaches SUBNET UP" wait_log "$tmp/$T.loomd.log" 'SUBNET UP' || return 1
+	tap_check "$T: loomd reaches SUBNET UP" log_wait "$tmp/$T.loomd.log" 'SUBNET UP' || return 1
 	# The LIDs the checks use: loomd's guid2lid, written as the sweep ends.
 	for ((i = 0; i < 600; i++)); do
 		[ -s "$tmp/$T.state/guid2lid" ] && break
 		sleep 0.1
 	done
 	[ "$osm" = 1 ] || return 0
-	tap_check "$T: OpenSM (the reference SA) reaches SUBNET UP" wait_log "$tmp/$T.osm.log" 'SUBNET UP'
+	tap_check "$T: OpenSM (the reference SA) reaches SUBNET UP" log_wait "$tmp/$T.osm.log" 'SUBNET UP'
 }
 stop() {
 	local rc=0

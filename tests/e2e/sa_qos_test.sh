@@ -121,7 +121,7 @@ check_case() { # TOPO LOOMD-ARGS...
 	SIM_RMPP=1 sim_run q --timeout 600 --out "$tmp/$T.log" "$LOOMD" -v --state-dir "$tmp/$T.state" \
 		--control "$tmp/$T.ctl" --sweep-interval 60 "$@" &
 	local pid=$!
-	if ! tap_check "$T: loomd reaches SUBNET UP" wait_log "$tmp/$T.log" 'SUBNET UP'; then
+	if ! tap_check "$T: loomd reaches SUBNET UP" log_wait "$tmp/$T.log" 'SUBNET UP'; then
 		tap_diag "$(tail -n 5 "$tmp/$T.log")"
 		sim_stop q
 		return

@@ -112,7 +112,7 @@ if sim_start o "$topo"; then
 	SIM_RMPP=1 sim_run o --timeout 300 --out "$tmp/osm.out" opensm -d2 -F "$dir/opensm.conf" \
 		-f "$tmp/osm.log" --dump_files_dir "$dir" &
 	osm=$!
-	if tap_check "OpenSM: SUBNET UP" wait_log "$tmp/osm.log" 'SUBNET UP'; then
+	if tap_check "OpenSM: SUBNET UP" log_wait "$tmp/osm.log" 'SUBNET UP'; then
 		osmtest_s o OpenSM
 		client_checks o OpenSM
 	fi
@@ -132,7 +132,7 @@ fi
 SIM_RMPP=1 sim_run l --timeout 300 --out "$tmp/loomd.log" "$LOOMD" --sweep-interval 2 \
 	--state-dir "$tmp/state" &
 bg=$!
-if tap_check "loomd: SUBNET UP" wait_log "$tmp/loomd.log" 'SUBNET UP'; then
+if tap_check "loomd: SUBNET UP" log_wait "$tmp/loomd.log" 'SUBNET UP'; then
 	osmtest_s l loomd
 	client_checks l loomd
 
@@ -150,7 +150,7 @@ if tap_check "loomd: SUBNET UP" wait_log "$tmp/loomd.log" 'SUBNET UP'; then
 	victim=$(sim_topo_links "$topo" | awk -F'\t' '$3 == "Hca4" { print "\"" $1 "\"[" $2 "]"; exit }')
 	tap_check "loomd: Unlink $victim (Hca4's link)" sim_console l "Unlink $victim"
 	tap_check "loomd: a heavy or targeted sweep finds 5 nodes" \
-		wait_log "$tmp/loomd.log" 'sweep [0-9]* (\(heavy\|targeted\)): 5 nodes'
+		log_wait "$tmp/loomd.log" 'sweep [0-9]* (\(heavy\|targeted\)): 5 nodes'
 	tap_check "loomd: saquery SR still lists loom.e2e.stay (Hca3's)" \
 		listed l loom.e2e.stay 0x0000000000010e31
 	tap_check "loomd: ... and no longer loom.e2e.leave (Hca4 left)" \

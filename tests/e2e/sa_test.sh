@@ -95,9 +95,9 @@ start_sms() { # TOPO
 	SIM_RMPP=1 sim_run o --timeout 600 --out "$tmp/$T.osm.out" opensm -d2 -F "$dir/opensm.conf" \
 		-f "$tmp/$T.osm.log" --dump_files_dir "$dir" &
 	OSM_PID=$!
-	tap_check "$T: loomd reaches SUBNET UP (SA agent on)" wait_log "$tmp/$T.loomd.log" 'SUBNET UP'
+	tap_check "$T: loomd reaches SUBNET UP (SA agent on)" log_wait "$tmp/$T.loomd.log" 'SUBNET UP'
 	tap_check "$T: loomd registered its SA" grep -q ', SA on$' "$tmp/$T.loomd.log"
-	tap_check "$T: OpenSM (the reference SA) reaches SUBNET UP" wait_log "$tmp/$T.osm.log" 'SUBNET UP'
+	tap_check "$T: OpenSM (the reference SA) reaches SUBNET UP" log_wait "$tmp/$T.osm.log" 'SUBNET UP'
 }
 
 stop_sms() {

@@ -44,15 +44,6 @@ YAML
 log=$tmp/daemon.log
 count() { local n; n=$(grep -cE "$1" "$log" 2>/dev/null); echo "${n:-0}"; }
 
-wait_log() { # RE N SECS: more than N lines match RE, within SECS seconds
-	local end=$((SECONDS + $3))
-	while [ "$SECONDS" -le "$end" ]; do
-		[ "$(count "$1")" -gt "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # Wait until no sweep line has been logged for 3 s (at most 30 s).
 settle() {
 	local end=$((SECONDS + 30)) n last=-1 since=$SECONDS
@@ -127,7 +118,7 @@ event() {
 	from=$(($(wc -l <"$log") + 1))
 	before=$(count 'sweep [0-9]+ \(targeted\)')
 	sim_console "$sim" "$@"
-	tap_check "$tag: a targeted sweep follows" wait_log 'sweep [0-9]+ \(targeted\)' "$before" 20
+	tap_check "$tag: a targeted sweep follows" log_wait -E -n $((before + 1)) "$log" 'sweep [0-9]+ \(targeted\)' 20
 	settle
 	sed -n "$from,\$p" "$log" >"$tmp/$tag.log"
 	heavy=$(grep -cE 'sweep [0-9]+ \(heavy\)' "$tmp/$tag.log")
@@ -176,7 +167,7 @@ fi
 sim_run d --timeout 600 --out "$log" "$LOOMD" --state-dir "$tmp/d.state" -c "$tmp/loom.yaml" \
 	--sweep-interval 1 &
 bg=$!
-tap_check "reaches SUBNET UP" wait_log 'heavy.*SUBNET UP' 0 30
+tap_check "reaches SUBNET UP" log_wait -E "$log" 'heavy.*SUBNET UP' 30
 bringup=$(sed -nE 's/.*sweep 1 \(heavy\).* ([0-9]+) SMPs.*/\1/p' "$log")
 bringup=${bringup:-0}
 settle
@@ -247,7 +238,7 @@ if sim_start t "$ttopo"; then
 	sim_run t --timeout 600 --out "$log" "$LOOMD" --state-dir "$tmp/t.state" \
 		-c "$tmp/loom.yaml" --sweep-interval 1 &
 	bg=$!
-	tap_check "torus: reaches SUBNET UP" wait_log 'heavy.*SUBNET UP' 0 30
+	tap_check "torus: reaches SUBNET UP" log_wait -E "$log" 'heavy.*SUBNET UP' 30
 	tap_check "torus: routed with vlayered" grep -q 'vlayered' "$log" ||
 		tap_diag "$(grep -iE 'engine|rout' "$log" | head -n 5)"
 	bringup=$(sed -nE 's/.*sweep 1 \(heavy\).* ([0-9]+) SMPs.*/\1/p' "$log")
@@ -284,7 +275,7 @@ if sim_start n "$topo"; then
 		--sweep-interval 1 &
 	bg=$!
 	tap_check "safety net: heavy sweeps on the timer, nothing changing" \
-		wait_log 'sweep [0-9]+ \(heavy\).*SUBNET UP' 2 30
+		log_wait -E -n 3 "$log" 'sweep [0-9]+ \(heavy\).*SUBNET UP' 30
 	tap_is "safety net: no targeted sweep" "$(count 'sweep [0-9]+ \(targeted\)')" 0
 	sim_signal n TERM
 	wait "$bg"

@@ -2,6 +2,12 @@
 # ha.sh — two SMs on one simulated fabric (sourced after sim.sh, tap.sh and
 # loomd.sh; needs $tmp, $LOOMD, the simulator F, and $HC, a host that asks).
 
+ha_sim() { # TOPO [CHECK]: simulator F, or CHECK ("simulator starts") fails and the test ends
+	sim_start F "$1" && return 0
+	tap_check "${2:-simulator starts}" false
+	tap_done
+	exit
+}
 ha_conf() { # NAME PRIORITY POLL_MS: a loom.yaml with short sweeps and polls
 	printf 'sm:\n  priority: %s\n  sweep-interval: 1s\n  poll-interval: %sms\n  poll-misses: 3\n' \
 		"$2" "$3" >"$tmp/$1.yaml"
@@ -9,6 +15,21 @@ ha_conf() { # NAME PRIORITY POLL_MS: a loom.yaml with short sweeps and polls
 ha_loomd() { # NAME HOST [LOG]: loomd NAME in the background, attached at HOST
 	sim_run F --timeout 300 --host "$2" --out "$tmp/${3:-$1}.log" "$LOOMD" -c "$tmp/$1.yaml" \
 		--state-dir "$tmp/$1.state" --control "$tmp/$1.sock" &
+}
+# The first two SMs of a test: loomd NAME (with $tmp/NAME.yaml) at HOST, then
+# CHECK: it became master (alone: SUBNET UP, 60 s at most), or it went
+# standby under the master it found (30 s at most); the log's tail if not.
+ha_master() { # NAME HOST CHECK
+	ha_loomd "$1" "$2"
+	log_wait -E "$tmp/$1.log" 'SUBNET UP' 60
+	tap_check "$3" grep -q 'DISCOVERING -> MASTER' "$tmp/$1.log" ||
+		tap_diag "$(tail -n 5 "$tmp/$1.log")"
+}
+ha_standby() { # NAME HOST CHECK
+	ha_loomd "$1" "$2"
+	log_wait -E "$tmp/$1.log" '-> STANDBY' 30
+	tap_check "$3" grep -q 'DISCOVERING -> STANDBY: master SM' "$tmp/$1.log" ||
+		tap_diag "$(tail -n 5 "$tmp/$1.log")"
 }
 # The process sim_run started for NAME (an argument of it names $tmp/NAME.):
 # its PID, a child of the timeout that sim_run started.
@@ -21,14 +42,6 @@ ha_pid() { # NAME
 				echo "$kid"
 		done
 	done
-}
-ha_wait_log() { # LOG PATTERN SECS: 0 once $tmp/LOG.log has PATTERN
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		grep -qE -- "$2" "$tmp/$1.log" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
 }
 ha_stop() { # SIG NAME...: signal each, wait (10 s at most) for it to go
 	local sig=$1 n p i

@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # What the fabric tests of the SA share (sourced after sim.sh): the tools
 # they need, the test rig (tests/rig: the RMPP shim and the SA clients),
-# a bounded wait for a log line, and either SM started in the background
-# under the shim, as a head node runs it.
+# and either SM started in the background under the shim, as a head node
+# runs it (each waited for with log_wait, tests/lib/log.sh).
 
 # need_tools TOOL...: without one of them the test is skipped (plan 0),
 # or, in CI, bails out: CI installs everything a test needs.
@@ -30,17 +30,6 @@ need_rig() {
 	export SIM_RMPP_DIR=$rig
 }
 
-# wait_log FILE PATTERN [TENTHS]: until FILE has a line matching PATTERN,
-# at most TENTHS tenths of a second (default 600: a loaded machine).
-wait_log() {
-	local i
-	for ((i = 0; i < ${3:-600}; i++)); do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # sa_opensm NAME LOG [ARGS...]: OpenSM on simulator NAME, under the shim,
 # in the background (no -o: it stays to answer), its log in LOG; waits for
 # SUBNET UP (bounded). SM_PID is its sim_run.
@@ -51,7 +40,7 @@ sa_opensm() {
 	SIM_RMPP=1 sim_run "$name" --timeout 600 --out "$log.out" opensm -d2 -F "$dir/opensm.conf" \
 		-f "$log" --dump_files_dir "$dir" "$@" &
 	SM_PID=$!
-	wait_log "$log" 'SUBNET UP'
+	log_wait "$log" 'SUBNET UP'
 }
 
 # sa_loomd NAME LOG STATEDIR [ARGS...]: loomd the same way; its log in LOG.
@@ -61,5 +50,5 @@ sa_loomd() {
 	SIM_RMPP=1 sim_run "$name" --timeout 600 --out "$log" "${LOOMD:-loomd}" \
 		--state-dir "$state" "$@" &
 	SM_PID=$!
-	wait_log "$log" 'SUBNET UP'
+	log_wait "$log" 'SUBNET UP'
 }

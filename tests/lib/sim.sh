@@ -20,6 +20,8 @@
 #   sim_dir / sim_sock / sim_pid / sim_log NAME   accessors; sim_alive NAME
 #   sim_topo_nodes FILE / sim_nodes NAME      "Type<TAB>NodeDesc" of a file / of ibnetdiscover
 #   sim_topo_links FILE / sim_links NAME      link ends of a file / iblinkinfo, tab-separated
+#   log_wait [-E|-F] [-n N] [-p PID] FILE PATTERN [SECS]
+#                                             until FILE has N lines matching (tests/lib/log.sh)
 #
 # Works under `set -euo pipefail`: functions report failure by status, and say
 # why on stderr (prefix "sim.sh:"), which keeps stdout clean for TAP.
@@ -42,6 +44,9 @@ if ! declare -F tap_check >/dev/null; then
 	# shellcheck source=tests/lib/tap.sh
 	. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 fi
+# log_wait, the bounded wait for a line in a log, too.
+# shellcheck source=tests/lib/log.sh
+. "$(dirname "${BASH_SOURCE[0]}")/log.sh"
 
 : "${SIM_START_TIMEOUT:=15}" "${SIM_CONSOLE_TIMEOUT:=10}" "${SIM_RUN_TIMEOUT:=60}"
 

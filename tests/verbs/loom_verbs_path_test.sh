@@ -37,15 +37,12 @@ tap_check "no SM yet: one line naming the missing SM" grep -q 'no SM LID\|no sub
 dir=$(sim_dir f)
 # start_osm TAG [OPENSM-ARGS...]: OpenSM in the background until SUBNET UP.
 start_osm() {
-	local tag=$1 i
+	local tag=$1
 	shift
 	sim_run f --timeout 300 --out "$tmp/osm.$tag.out" opensm -d2 -F "$dir/opensm.conf" \
 		-f "$tmp/osm.$tag.log" --dump_files_dir "$dir" "$@" &
 	osm=$!
-	for ((i = 0; i < 600; i++)); do
-		grep -q 'SUBNET UP' "$tmp/osm.$tag.log" 2>/dev/null && break
-		sleep 0.1
-	done
+	log_wait "$tmp/osm.$tag.log" 'SUBNET UP' 60
 	tap_check "OpenSM ($tag) reaches SUBNET UP" grep -q 'SUBNET UP' "$tmp/osm.$tag.log"
 }
 stop_osm() {
@@ -101,10 +98,7 @@ sim_start g "$tmp/torus6x6.topo" || { echo "Bail out! ibsim"; exit 1; }
 sim_run g --timeout 300 --out "$tmp/loomd.log" "${LOOMD:-$builddir/loomd/loomd}" --routing vlayered \
 	--state-dir "$tmp/state" --sweep-interval 60 &
 lpid=$!
-for ((i = 0; i < 600; i++)); do
-	grep -q 'SUBNET UP' "$tmp/loomd.log" 2>/dev/null && break
-	sleep 0.1
-done
+log_wait "$tmp/loomd.log" 'SUBNET UP' 60
 tap_check "loomd (vlayered) reaches SUBNET UP" grep -q 'SUBNET UP' "$tmp/loomd.log"
 nonzero=0
 for d in 8 15 22 29 36 43 50 57 64 71; do
