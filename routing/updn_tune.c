@@ -172,7 +172,8 @@ static void tuned_free(struct tuned *t)
 
 /*
  * Route with best's order but switch place p moved to place q (into *t).
- * 1 routed and every host switch keeps its up/down routes, 0 not, -ENOMEM.
+ * 1 routed and every host switch keeps its up/down routes, 0 not, -ESRCH
+ * not routed (the same order as best's), -ENOMEM.
  */
 static int try_move(const struct ud *best, uint32_t *cand, uint32_t p, uint32_t q,
 		    struct tuned *t, const struct updn_mode *how)
@@ -184,7 +185,8 @@ static int try_move(const struct ud *best, uint32_t *cand, uint32_t p, uint32_t 
 	t->m = (struct ud){ .sn = best->sn, .o = best->o, .out = &t->out,
 			    .by_flow = how ? how->by_flow : best->by_flow,
 			    .look = how ? how->look : best->look, .base = best, .given_ord = cand,
-			    .reorder_budget = UPDN_TUNE_REORDER * best->n_sw * best->adj_off[best->n_sw] };
+			    .reorder_budget = UPDN_TUNE_REORDER * best->n_sw *
+					      best->adj_off[best->n_sw] };
 	r = updn_try(&t->m, &t->why, &t->worst);
 	if (r == -ENOMEM || r == -ESRCH)
 		return r;
@@ -292,8 +294,9 @@ static int tune_step(const struct ud *best, const struct score *now, struct tune
 				dup |= best->adj_nbr[g] == u; /* parallel cables */
 			/* z next to u, then u next to z: either turns the link z-u */
 			for (int k = 0; k < 2 && *tries && !r && !dup; k++) {
-				r = tune_one(best, cand, best->ord[k ? u : z], best->ord[k ? z : u], NULL,
-					     now, step);
+				uint32_t p = best->ord[k ? u : z], q = best->ord[k ? z : u];
+
+				r = tune_one(best, cand, p, q, NULL, now, step);
 				*tries -= r != -ESRCH;
 				r = r == -ESRCH ? 0 : r;
 			}
