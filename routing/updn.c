@@ -536,10 +536,10 @@ int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct route_
 	r = build_adj(m);
 	if (r < 0)
 		return r;
-	r = updn_roots(m, why);
+	r = m->base ? updn_tune_take(m) : updn_roots(m, why);
 	if (r < 0)
 		return r;
-	m->flows = m->by_flow || m->variant || m->fell_back || m->note_reordered;
+	m->flows = m->by_flow || m->variant || m->fell_back || m->note_reordered || m->base;
 	for (uint32_t s = 0; s < m->n_sw; s++)
 		m->flows |= m->sub[s] != S_NORMAL;
 	cnt = route_group_by_switch(m->n_sw, d, n, order);

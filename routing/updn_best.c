@@ -19,13 +19,15 @@
  * pod is crowded (k=12 --degrade 0.2 seed 9: core to aggregation switch,
  * 1680 against min-hop's 1644). Looking ahead fixes those: 87 of 90 at or
  * below min-hop (k=12 0.2 seed 9 now 1338; k=8 0.3 seed 7 740 -> 544,
- * min-hop 720). k=8 at 0.3 seeds 3, 5, 10 stay 1.08-1.31x (with
+ * min-hop 720). k=8 at 0.3 seeds 3, 5, 10 stayed 1.08-1.31x (with
  * updn_reorder.c; 1.4-2.3x without): pods so sparse that one leaf's only
  * way up is one core (tests/tools/updn_degraded_test.sh). The cost: ft3
  * k=16 --degrade 0.2/0.3 routes in about 1-2 s (one routing 40 ms).
  * The seeds are fixed and a tie keeps the earlier routing, so the tables
  * depend on the fabric only. A whole tree, or one whose top covers it,
- * needs no bridges and routes once, as before.
+ * needs no bridges and routes once, as before. The routing kept is then
+ * tuned (updn_tune.c: switches moved in its up order where its busiest
+ * link is), which brought those three to 496, at or below min-hop.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -54,6 +56,10 @@ void updn_say(const struct ud *m, struct route_why *why)
 				      (unsigned long long)m->host_detours);
 	if (k < sizeof(buf))
 		k += (size_t)updn_say_roots(m, buf + k, sizeof(buf) - k);
+	if (k < sizeof(buf) && m->note_tuned)
+		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "; %u switch%s moved in the up "
+				      "order where the busiest link was", m->note_tuned,
+				      m->note_tuned == 1 ? "" : "es");
 	if (k < sizeof(buf) && m->missing)
 		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "; %u given root GUIDs are "
 				      "not in the fabric", m->missing);
@@ -72,52 +78,58 @@ void updn_say(const struct ud *m, struct route_why *why)
  * most often on the measured trees (the two-hop ones won only where the
  * plain repair had to move switches, or twice in 60 fabrics).
  */
-static const struct {
-	bool by_flow;
-	uint8_t look;
-} updn_mode[] = { { false, 0 }, { true, 0 }, { true, 1 }, { true, 3 }, { true, 2 }, { true, 4 } };
+const struct updn_mode updn_modes[UPDN_MODES_PLAIN] = {
+	{ false, 0 }, { true, 0 }, { true, 1 }, { true, 3 }, { true, 2 }, { true, 4 }
+};
 
-#define UPDN_MODES_PLAIN 6
 #define UPDN_MODES       4 /* of a variant: the first four */
 
-/*
- * One routing into res with try t's balancing and repair variant.
- * *worst the busiest link's all-to-all routes (counted whenever the roots
- * needed bridges or fell back), *how UPDN_PLAIN, UPDN_BRIDGED, UPDN_MOVED
- * (updn_reorder.c) or UPDN_ONE.
- * *work the switches times the links, what one routing costs. -ECANCELED:
- * a variant that cannot cover (not routed).
- */
-enum { UPDN_PLAIN, UPDN_BRIDGED, UPDN_MOVED, UPDN_ONE };
-
-static int updn_try(const struct subnet *sn, const struct route_opts *o, uint32_t t,
-		    struct route_out *res, struct route_why *why, uint64_t *worst, int *how,
-		    uint64_t *work)
+int updn_try(struct ud *m, struct route_why *why, uint64_t *worst)
 {
 	_cleanup_free_ struct route_dest *d = NULL;
-	uint32_t k = t < UPDN_MODES_PLAIN ? t : (t - UPDN_MODES_PLAIN) % UPDN_MODES;
-	struct ud m = { .sn = sn, .o = o, .out = res, .by_flow = updn_mode[k].by_flow,
-			 .look = updn_mode[k].look,
-			 .variant = t < UPDN_MODES_PLAIN ? 0 : 1 + (t - UPDN_MODES_PLAIN) / UPDN_MODES };
 	uint32_t n = 0;
 	int r;
 
-	r = route_out_init(sn, o, res, &d, &n, why);
+	r = route_out_init(m->sn, m->o, m->out, &d, &n, why);
 	if (r < 0)
 		return r;
-	m.n_sw = res->n_sw;
-	r = updn_run(&m, d, n, why);
+	m->n_sw = m->out->n_sw;
+	r = updn_run(m, d, n, why);
+	if (r < 0)
+		return r;
+	updn_say(m, why);
+	*worst = 0;
+	for (uint32_t e = 0; e < m->adj_off[m->n_sw]; e++)
+		*worst = m->traffic[e] > *worst ? m->traffic[e] : *worst;
+	return 0;
+}
+
+/*
+ * One routing into m (its out res) with try t's balancing and repair
+ * variant. *how UPDN_PLAIN, UPDN_BRIDGED, UPDN_MOVED (updn_reorder.c) or
+ * UPDN_ONE. *work the switches times the links, what one routing costs.
+ * -ECANCELED: a variant that cannot cover (not routed).
+ */
+enum { UPDN_PLAIN, UPDN_BRIDGED, UPDN_MOVED, UPDN_ONE };
+
+static int updn_try_t(const struct subnet *sn, const struct route_opts *o, uint32_t t,
+		      struct ud *m, struct route_out *res, struct route_why *why, uint64_t *worst,
+		      int *how, uint64_t *work)
+{
+	uint32_t k = t < UPDN_MODES_PLAIN ? t : (t - UPDN_MODES_PLAIN) % UPDN_MODES;
+	int r;
+
+	*m = (struct ud){ .sn = sn, .o = o, .out = res, .by_flow = updn_modes[k].by_flow,
+			  .look = updn_modes[k].look,
+			  .variant = t < UPDN_MODES_PLAIN ? 0 :
+				     1 + (t - UPDN_MODES_PLAIN) / UPDN_MODES };
+	r = updn_try(m, why, worst);
 	if (r >= 0) {
-		updn_say(&m, why);
-		*worst = 0;
-		for (uint32_t e = 0; e < m.adj_off[m.n_sw]; e++)
-			*worst = m.traffic[e] > *worst ? m.traffic[e] : *worst;
-		*how = m.fell_back ? UPDN_ONE : m.note_reordered ? UPDN_MOVED : UPDN_PLAIN;
-		for (uint32_t s = 0; s < m.n_sw; s++)
-			*how = m.sub[s] != S_NORMAL ? UPDN_BRIDGED : *how;
-		*work = (uint64_t)m.n_sw * m.adj_off[m.n_sw];
+		*how = m->fell_back ? UPDN_ONE : m->note_reordered ? UPDN_MOVED : UPDN_PLAIN;
+		for (uint32_t s = 0; s < m->n_sw; s++)
+			*how = m->sub[s] != S_NORMAL ? UPDN_BRIDGED : *how;
+		*work = (uint64_t)m->n_sw * m->adj_off[m->n_sw];
 	}
-	updn_free(&m);
 	return r;
 }
 
@@ -139,34 +151,67 @@ static uint32_t tries_for(uint64_t work)
 	return n < 4 ? 4 : n > UPDN_TRIES ? UPDN_TRIES : (uint32_t)n;
 }
 
+/*
+ * Routings updn_tune() may spend once the variants have spent routings of
+ * work each: what is left of all the variants' budget (UPDN_TRIES routings
+ * of UPDN_WORK), at most UPDN_TUNE_WORK worth and UPDN_TUNE routings. The
+ * largest fabrics spend most of it on variants (ft3 k=16: 0-11 routings
+ * of 40 ms), ft3 k=12 gets about 50 routings of 6 ms, k=8 400 of 1 ms.
+ * Tuning needed 210-280 on ft3 k=8 --degrade 0.3 seed 3.
+ */
+#define UPDN_TUNE      400
+#define UPDN_TUNE_WORK 12000000ull
+
+static uint32_t tune_for(uint64_t work, uint32_t routings)
+{
+	uint64_t spent = work * routings, left = UPDN_TRIES * UPDN_WORK;
+	uint64_t n;
+
+	left = spent < left ? left - spent : 0;
+	left = left < UPDN_TUNE_WORK ? left : UPDN_TUNE_WORK;
+	n = work ? left / work : 0;
+	return n > UPDN_TUNE ? UPDN_TUNE : (uint32_t)n;
+}
+
 static int updn_route(const struct subnet *sn, const struct route_opts *o, struct route_out *out,
 		      struct route_why *why)
 {
 	struct route_out a = { 0 }, b = { 0 };
 	struct route_why wb = { { 0 } };
+	struct ud ma = { 0 }, mb = { 0 };
 	uint64_t wa = 0, wl = 0, work = 0;
+	uint32_t ok = 1;
 	int how = UPDN_PLAIN, hb, r;
 
-	r = updn_try(sn, o, 0, &a, why, &wa, &how, &work);
-	for (uint32_t t = 1, ok = 1; r >= 0 && how != UPDN_PLAIN && ok < tries_for(work) &&
+	r = updn_try_t(sn, o, 0, &ma, &a, why, &wa, &how, &work);
+	for (uint32_t t = 1; r >= 0 && how != UPDN_PLAIN && ok < tries_for(work) &&
 				     t < UPDN_ATTEMPTS; t++) {
-		int rb = updn_try(sn, o, t, &b, &wb, &wl, &hb, &work);
+		int rb = updn_try_t(sn, o, t, &mb, &b, &wb, &wl, &hb, &work);
 
 		if (rb == -ENOMEM) {
 			r = rb;
+			updn_free(&mb);
 			break;
 		}
 		ok += rb >= 0;
 		if (rb >= 0 && wl < wa) {
 			route_out_free(&a);
+			updn_free(&ma);
 			a = b;
+			ma = mb;
+			ma.out = &a;
 			wa = wl;
 			memset(&b, 0, sizeof(b));
 			if (why)
 				*why = wb;
+		} else {
+			updn_free(&mb);
 		}
 		route_out_free(&b);
 	}
+	if (r >= 0 && how != UPDN_PLAIN)
+		r = updn_tune(&ma, &a, why, &wa, tune_for(work, ok));
+	updn_free(&ma);
 	return route_out_finish(&a, r, out, why);
 }
 

@@ -55,6 +55,12 @@ struct ud {
 	uint32_t missing, note_sw, note_comp, note_rule, note_h, note_node, note_moved;
 	uint32_t note_reordered; /* switches moved by updn_reorder() */
 	uint32_t note_lower;     /* found roots below the highest (tops) */
+	uint32_t note_tuned;     /* switches moved by updn_tune() */
+	/* Route with this up order (by_ord) and base's roots and pieces,
+	 * instead of finding them (updn_tune.c). */
+	const struct ud *base;
+	const uint32_t *given_ord;
+	uint64_t reorder_budget; /* updn_reorder()'s work, 0 its own */
 	uint64_t detours, host_detours;
 };
 
@@ -102,7 +108,36 @@ int updn_say_roots(const struct ud *m, char *buf, size_t len);
  */
 int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct route_why *why);
 void updn_free(struct ud *m);
+/* updn_best.c: the ways a routing balances (by_flow, look), see there. */
+#define UPDN_MODES_PLAIN 6
+struct updn_mode {
+	bool by_flow;
+	uint8_t look;
+};
+extern const struct updn_mode updn_modes[UPDN_MODES_PLAIN];
 /* updn_best.c: what the routing in m did and how its roots came about. */
 void updn_say(const struct ud *m, struct route_why *why);
+/*
+ * updn_best.c: one routing with m's settings (sn, o, by_flow, look, variant,
+ * base) into m->out, a zeroed route_out; *worst the busiest link's
+ * all-to-all host routes. m's arrays stay for the caller's updn_free(),
+ * also on failure. -ENOMEM, -ECANCELED (see updn_run()).
+ */
+int updn_try(struct ud *m, struct route_why *why, uint64_t *worst);
+/*
+ * updn_tune.c: with m->base and m->given_ord set, take base's roots, pieces
+ * and notes, and the given up order, covered again by updn_reorder() where
+ * the order left host pairs without a switch above both. -ECANCELED it
+ * cannot, -ESRCH that gives base's order and balance again, -ENOMEM.
+ */
+int updn_tune_take(struct ud *m);
+/*
+ * updn_tune.c: best routed the fabric into *out with the busiest link
+ * *worst; move switches in its up order where the busiest link is while
+ * that lowers it, at most tries routings. best, *out, *why and *worst then
+ * hold the best routing found. -ENOMEM.
+ */
+int updn_tune(struct ud *best, struct route_out *out, struct route_why *why, uint64_t *worst,
+	      uint32_t tries);
 
 #endif

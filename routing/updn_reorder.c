@@ -245,7 +245,7 @@ int updn_reorder(struct ud *m, uint32_t c)
 	int r = 1;
 
 	ro.w = (ro.n + 63) / 64;
-	ro.budget = UPDN_REORDER_WORK;
+	ro.budget = m->reorder_budget ? m->reorder_budget : UPDN_REORDER_WORK;
 	ro.bits = calloc((size_t)ro.n * ro.w + 1, sizeof(*ro.bits));
 	ro.host = malloc(((size_t)ro.n + 1) * sizeof(*ro.host));
 	tried = malloc((size_t)ro.n + 1);

@@ -5,10 +5,11 @@
 # no loop, no credit loop, every pair min-hop delivers delivered; on whole
 # trees the found roots are the top level. A dry run on generated files, no
 # simulator. The fabrics listed are ones the repair's first greedy answer
-# routed above min-hop or could not cover (then one root: 2-12x). Known to
-# stay above min-hop: k=8 --degrade 0.3 seeds 3, 5, 10 (1.08-1.31x, pods
-# so sparse that a leaf reaches one core); for those, no fallback to one
-# root and at most 4/3 of min-hop's busiest link.
+# routed above min-hop or could not cover (then one root: 2-12x), and
+# k=8 --degrade 0.3 seeds 3, 5, 10, whose pods are so sparse that a leaf
+# reaches one core (1.08-1.31x min-hop until updn_tune.c moved switches in
+# the up order where the busiest link was; those must not fall back to one
+# root either).
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOM=${LOOM:-loom}
@@ -30,7 +31,7 @@ except Exception:
 }
 
 # k D seeds
-for row in "8 0.2 1 2 3 4 5 6 7 8 9 10" "8 0.3 7" "12 0.2 3 8 9" "12 0.3 1 3 8 10" \
+for row in "8 0.2 1 2 3 4 5 6 7 8 9 10" "8 0.3 3 5 7 10" "12 0.2 3 8 9" "12 0.3 1 3 8 10" \
 	"16 0.3 3 4"; do
 	read -r k d seeds <<<"$row"
 	for s in $seeds; do
@@ -48,23 +49,23 @@ for row in "8 0.2 1 2 3 4 5 6 7 8 9 10" "8 0.3 7" "12 0.2 3 8 9" "12 0.3 1 3 8 1
 	done
 done
 
+# There the repair's best routing stays above min-hop's: tuning
+# (updn_tune.c) moved switches where the busiest link was, and says so.
 for s in 3 5 10; do
 	f=$tmp/ft3-k8-d0.3-s$s.topo
-	$gen fattree3 -k 8 --degrade 0.3 --seed "$s" -o "$f"
-	read -r um ua ul _ < <(report updn "$f")
-	read -r mm _ _ _ < <(report minhop "$f")
+	"$LOOM" route --engine updn --fallback none "$f" >/dev/null 2>"$tmp/updn.err"
 	name="ft3 k=8 --degrade 0.3 --seed $s"
 	tap_check "$name: the found roots cover, no fallback to one root" \
 		bash -c "! grep -q \"hosts' centre\" '$tmp/updn.err'" || tap_diag "$(cat "$tmp/updn.err")"
-	tap_check "$name: updn's busiest link ($um) at most 4/3 of min-hop's ($mm)" \
-		test "$um" != - -a "$mm" != - -a $((3 * ${um/-/0})) -le $((4 * ${mm/-/0}))
-	tap_is "$name: updn is free of credit loops" "$ua" True
-	tap_is "$name: updn has no loops" "$ul" 0
+	tap_check "$name: switches moved where the busiest link was" \
+		grep -q "moved in the up order where the busiest link was" "$tmp/updn.err" ||
+		tap_diag "$(cat "$tmp/updn.err")"
 done
 
 # The same fabric, the same tables: twice, and with its nodes in the
 # reverse order (the first host kept first), on a fabric whose variants
-# bridge and on one whose switches move in the up order.
+# bridge and on two whose switches move in the up order (to cover, then
+# where the busiest link is).
 reverse() {
 	python3 - "$1" "$2" <<'PY'
 import sys
@@ -76,7 +77,7 @@ blocks = [hosts[0]] + hosts[1:][::-1] + sws[::-1]
 open(sys.argv[2], "w").write(head + "\n\n" + "\n\n".join(blocks) + "\n")
 PY
 }
-for f in "$tmp/ft3-k12-d0.3-s1.topo" "$tmp/ft3-k8-d0.3-s5.topo"; do
+for f in "$tmp/ft3-k12-d0.3-s1.topo" "$tmp/ft3-k8-d0.3-s5.topo" "$tmp/ft3-k8-d0.3-s10.topo"; do
 	name=$(basename "$f" .topo)
 	a=$("$LOOM" route --engine updn --fallback none --canon "$f" 2>/dev/null | sha256sum)
 	b=$("$LOOM" route --engine updn --fallback none --canon "$f" 2>/dev/null | sha256sum)
