@@ -325,6 +325,19 @@ static unsigned peer_seen(struct smstate *s, const struct sm_ev *ev)
 	}
 	if (p->state == SMP_SM_NOT_ACTIVE || !peer_outranks_me(s, p))
 		return 0; /* a lower master must hand over to us: nothing to do here */
+	/*
+	 * IBA 14.4.1: a master hands over to a higher STANDBY (or MASTER) SM.
+	 * One still DISCOVERING finds us master when its discovery ends, stands
+	 * by and says so (trap 144; our next look sees it STANDBY). A HANDOVER
+	 * now would come too early: OpenSM takes one in DISCOVERING as "sweep
+	 * again", finds us still MASTER (we wait for its ACKNOWLEDGE), stands
+	 * by, and both SMs stand by until its polls of us time out.
+	 */
+	if (p->state == SMP_SM_DISCOVERING) {
+		log_debug("SM: SM 0x%016" PRIx64 " (priority %u) outranks us and is still "
+			  "DISCOVERING: handing over once it stands by", p->guid, p->priority);
+		return 0;
+	}
 	if (s->sticky && s->took_over) {
 		log_debug("SM: SM 0x%016" PRIx64 " (priority %u) outranks us; sm.sticky: staying "
 			  "master", p->guid, p->priority);
