@@ -88,7 +88,7 @@ static void go(struct smstate *s, uint8_t to, const char *fmt, ...)
 	s->transitions++;
 	s->missed = s->stale = 0;
 	if (to != SMP_SM_MASTER)
-		s->handing_over = s->acked = false;
+		s->handing_over = s->acked = s->handed = false;
 	if (to != SMP_SM_DISCOVERING)
 		s->lost_master = s->stuck = false;
 }
@@ -348,7 +348,7 @@ static unsigned peer_seen(struct smstate *s, const struct sm_ev *ev)
 	s->peer = *p;
 	s->have_peer = true;
 	s->handing_over = true;
-	s->acked = false;
+	s->acked = s->handed = false;
 	return SMA_SEND_HANDOVER;
 }
 
@@ -362,7 +362,22 @@ static unsigned handover_answered(struct smstate *s, const struct sm_ev *ev)
 			 s->peer.guid, ev->status);
 		return 0;
 	}
-	return 0; /* wait for its ACKNOWLEDGE, or the timeout */
+	/*
+	 * Taken: it is master now. Wait for its ACKNOWLEDGE (or the timeout)
+	 * to stand by, but show STANDBY from now on and sweep no more: an SM
+	 * that reads us MASTER in its first sweep as master (OpenSM, which
+	 * sends no ACKNOWLEDGE) waits for a HANDOVER of its own instead of
+	 * configuring the subnet, until its polls of us time out (40 s at its
+	 * defaults). OpenSM's own old master stands by as it sends HANDOVER.
+	 */
+	s->handed = true;
+	return 0;
+}
+
+uint8_t smstate_shown(const struct smstate *s)
+{
+	return s->state == SMP_SM_MASTER && s->handing_over && s->handed ? SMP_SM_STANDBY :
+									   s->state;
 }
 
 unsigned smstate_input(struct smstate *s, const struct sm_ev *ev)

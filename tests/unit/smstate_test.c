@@ -344,8 +344,11 @@ static void test_handover_no_ack(void **st)
 	/* While handing over, no second HANDOVER. */
 	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_PEER,
 			 .peer = sm(HIGHER_GUID, 9, SMP_SM_STANDBY) }), 0);
+	assert_int_equal(smstate_shown(&s), SMP_SM_MASTER);
 	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_HANDOVER_ANSWERED }), 0);
 	assert_int_equal(s.state, SMP_SM_MASTER);
+	/* Taken: others read STANDBY while we wait for the ACKNOWLEDGE. */
+	assert_int_equal(smstate_shown(&s), SMP_SM_STANDBY);
 	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_HANDOVER_TIMEOUT }),
 			 SMA_POLL | SMA_STOP);
 	assert_int_equal(s.state, SMP_SM_STANDBY);
@@ -356,6 +359,7 @@ static void test_handover_no_ack(void **st)
 	assert_true(s.handing_over);
 	smstate_input(&s, &(struct sm_ev){ .in = SMI_HANDOVER_ANSWERED, .status = -110 });
 	assert_false(s.handing_over);
+	assert_int_equal(smstate_shown(&s), SMP_SM_MASTER);
 	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_HANDOVER_TIMEOUT }), 0);
 	assert_int_equal(s.state, SMP_SM_MASTER);
 }
