@@ -5,8 +5,9 @@
 # SIGKILL loomd: OpenSM takes over, no LID changes. loomd back at 12: OpenSM
 # hands over to it (loomd answers ACKNOWLEDGE), no LID changes. OpenSM polls
 # every second here. loomd back at 5 (the same state), OpenSM back at 10:
-# loomd hands over to it (through the rig's TrapRepress relay), no LID
-# changes, sminfo and saquery SMIR say OpenSM MASTER, loomd STANDBY.
+# loomd hands over to it (through the rig's TrapRepress relay), no LID and
+# no LFT entry changes, sminfo and saquery SMIR say OpenSM MASTER, loomd
+# STANDBY.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
@@ -97,6 +98,7 @@ SIM_REPRESS=1 ha_loomd B "$HB" B3
 ha_wait_log B3 'SUBNET UP' 60
 tap_check "loomd (5) alone: MASTER" grep -q 'DISCOVERING -> MASTER' "$tmp/B3.log" ||
 	tap_diag "$(grep 'SM state' "$tmp/B3.log")"
+sim_run F dump_lfts 2>/dev/null >"$tmp/lfts.loomd5"
 SIM_REPRESS=1 osm O3 10
 ha_wait_log O3 'Entering MASTER' 60
 ha_wait_log B3 'MASTER -> STANDBY' 30
@@ -117,6 +119,13 @@ tap_check "the rig carried loomd's TrapRepress to OpenSM" \
 	grep -q 'TrapRepress TID .* delivered' "$(sim_repress_log F)" ||
 	tap_diag "$(tail -n 4 "$(sim_repress_log F)" 2>/dev/null)"
 ha_nothing_changed handover-to-opensm "" "$ga"
+# OpenSM (minhop) keeps the entries a standby saw the master program when they
+# are minimal, and loomd's ftree routes are: no entry changes.
+sim_run F dump_lfts 2>/dev/null >"$tmp/lfts.osm10"
+tap_check "handover-to-opensm: dump_lfts before and after: 0 LFT entries change" \
+	diff -q "$tmp/lfts.loomd5" "$tmp/lfts.osm10" ||
+	tap_diag "$(diff "$tmp/lfts.loomd5" "$tmp/lfts.osm10" | grep -c '^>') of" \
+		"$(grep -c . "$tmp/lfts.osm10") dump_lfts lines changed"
 out=$(ha_sminfo "$(ha_lid "$HB")")
 tap_check "sminfo of loomd's port: priority 5, STANDBY" grep -q 'priority 5 state 2' <<<"$out" ||
 	tap_diag "$out"
