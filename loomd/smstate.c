@@ -6,8 +6,10 @@
  * DISCOVER only from a MASTER, and each only in the states that take it.
  * A HANDOVER goes from a master to the SM it hands mastership to; that SM
  * answers, sends ACKNOWLEDGE (showing STANDBY, the state it received the
- * handover in) and becomes master; the old master goes STANDBY on the
- * ACKNOWLEDGE, or after a poll interval without one (OpenSM sends none).
+ * handover in) and becomes master; the old master shows STANDBY once its
+ * HANDOVER is answered, and goes STANDBY on the ACKNOWLEDGE, or after a poll
+ * interval without one (OpenSM sends none). A master hands over to a higher
+ * STANDBY or MASTER SM only, not to one still DISCOVERING.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -367,8 +369,9 @@ static unsigned handover_answered(struct smstate *s, const struct sm_ev *ev)
 	 * to stand by, but show STANDBY from now on and sweep no more: an SM
 	 * that reads us MASTER in its first sweep as master (OpenSM, which
 	 * sends no ACKNOWLEDGE) waits for a HANDOVER of its own instead of
-	 * configuring the subnet, until its polls of us time out (40 s at its
-	 * defaults). OpenSM's own old master stands by as it sends HANDOVER.
+	 * configuring the subnet, until its polls of us time out (tens of
+	 * seconds at its defaults). OpenSM's own old master stands by as it
+	 * sends HANDOVER.
 	 */
 	s->handed = true;
 	return 0;
