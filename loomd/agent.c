@@ -115,6 +115,11 @@ void agent_request(void *arg, const uint8_t *mad, size_t len, const struct mad_a
 		sm_info(a, mad, len, from);
 		return;
 	}
+	/* A master's answer to a trap of ours (a standby's trap 144): nothing to answer. */
+	if (h.method == SMP_TRAP_REPRESS && h.attr_id == SMP_ATTR_NOTICE) {
+		a->represses++;
+		return;
+	}
 	a->refused++;
 	if (h.method == SMP_GET || h.method == SMP_SET)
 		answer(a, mad, len, MAD_STATUS_UNSUP_METHOD_ATTR, NULL, from);

@@ -40,6 +40,7 @@ struct agent {
 	/* A trap 144 (a port's CapabilityMask changed: an SM there?): the next sweep is heavy. */
 	bool heavy_asked;
 	uint64_t traps, trap128, sminfo_gets, sminfo_sets, refused;
+	uint64_t represses; /* TrapRepresses received: a master answered our trap 144 */
 	/*
 	 * Trap 256 (Bad M_Key, IBA 14.2.4): counted; the issuers' LIDs are
 	 * logged once each until the next heavy sweep clears the list.

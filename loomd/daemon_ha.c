@@ -87,7 +87,7 @@ static void ha_took_over(struct loomd *d)
 
 static void ha_sync(struct loomd *d)
 {
-	d->agent.state = d->ha.sm.state;
+	d->agent.state = smstate_shown(&d->ha.sm);
 	if (d->ha.sm.state != SMP_SM_STANDBY)
 		d->standby_compared = false; /* the next standby period compares again */
 	/* `loom status` says why this SM does not bring the subnet up. */
@@ -251,6 +251,12 @@ bool daemon_ha_turn(struct loomd *d, uint64_t usec)
 	daemon_ha_do(d, act);
 	if (h->sm.state == SMP_SM_MASTER && h->sm.handing_over && usec >= h->ack_due_us)
 		daemon_ha_do(d, smstate_input(&h->sm, &(struct sm_ev){ .in = SMI_HANDOVER_TIMEOUT }));
+	/* Our HANDOVER was taken: the new master sweeps; we wait for its ACKNOWLEDGE. */
+	if (h->sm.state == SMP_SM_MASTER && h->sm.handing_over && h->sm.handed) {
+		d->agent.resweep = false;
+		sd_event_source_set_time(d->sweep_timer, h->ack_due_us);
+		return true;
+	}
 	if (h->sm.state == SMP_SM_MASTER)
 		return false;
 	d->agent.resweep = false; /* traps are the master's business */

@@ -60,7 +60,7 @@ static void umad_input(struct loomd *d)
 	if (r < 0)
 		log_warn("reading from %s port %u: %s", mad_umad_ca(d->u), mad_umad_port(d->u),
 			 strerror(-r));
-	if (d->ha_on && d->ha.sm.state != SMP_SM_MASTER)
+	if (d->ha_on && smstate_shown(&d->ha.sm) != SMP_SM_MASTER)
 		d->agent.resweep = false;
 	if (d->agent.resweep) {
 		uint64_t now;

@@ -6,8 +6,10 @@
  * DISCOVER only from a MASTER, and each only in the states that take it.
  * A HANDOVER goes from a master to the SM it hands mastership to; that SM
  * answers, sends ACKNOWLEDGE (showing STANDBY, the state it received the
- * handover in) and becomes master; the old master goes STANDBY on the
- * ACKNOWLEDGE, or after a poll interval without one (OpenSM sends none).
+ * handover in) and becomes master; the old master shows STANDBY once its
+ * HANDOVER is answered, and goes STANDBY on the ACKNOWLEDGE, or after a poll
+ * interval without one (OpenSM sends none). A master hands over to a higher
+ * STANDBY or MASTER SM only, not to one still DISCOVERING.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -88,7 +90,7 @@ static void go(struct smstate *s, uint8_t to, const char *fmt, ...)
 	s->transitions++;
 	s->missed = s->stale = 0;
 	if (to != SMP_SM_MASTER)
-		s->handing_over = s->acked = false;
+		s->handing_over = s->acked = s->handed = false;
 	if (to != SMP_SM_DISCOVERING)
 		s->lost_master = s->stuck = false;
 }
@@ -325,6 +327,19 @@ static unsigned peer_seen(struct smstate *s, const struct sm_ev *ev)
 	}
 	if (p->state == SMP_SM_NOT_ACTIVE || !peer_outranks_me(s, p))
 		return 0; /* a lower master must hand over to us: nothing to do here */
+	/*
+	 * IBA 14.4.1: a master hands over to a higher STANDBY (or MASTER) SM.
+	 * One still DISCOVERING finds us master when its discovery ends, stands
+	 * by and says so (trap 144; our next look sees it STANDBY). A HANDOVER
+	 * now would come too early: OpenSM takes one in DISCOVERING as "sweep
+	 * again", finds us still MASTER (we wait for its ACKNOWLEDGE), stands
+	 * by, and both SMs stand by until its polls of us time out.
+	 */
+	if (p->state == SMP_SM_DISCOVERING) {
+		log_debug("SM: SM 0x%016" PRIx64 " (priority %u) outranks us and is still "
+			  "DISCOVERING: handing over once it stands by", p->guid, p->priority);
+		return 0;
+	}
 	if (s->sticky && s->took_over) {
 		log_debug("SM: SM 0x%016" PRIx64 " (priority %u) outranks us; sm.sticky: staying "
 			  "master", p->guid, p->priority);
@@ -335,7 +350,7 @@ static unsigned peer_seen(struct smstate *s, const struct sm_ev *ev)
 	s->peer = *p;
 	s->have_peer = true;
 	s->handing_over = true;
-	s->acked = false;
+	s->acked = s->handed = false;
 	return SMA_SEND_HANDOVER;
 }
 
@@ -349,7 +364,23 @@ static unsigned handover_answered(struct smstate *s, const struct sm_ev *ev)
 			 s->peer.guid, ev->status);
 		return 0;
 	}
-	return 0; /* wait for its ACKNOWLEDGE, or the timeout */
+	/*
+	 * Taken: it is master now. Wait for its ACKNOWLEDGE (or the timeout)
+	 * to stand by, but show STANDBY from now on and sweep no more: an SM
+	 * that reads us MASTER in its first sweep as master (OpenSM, which
+	 * sends no ACKNOWLEDGE) waits for a HANDOVER of its own instead of
+	 * configuring the subnet, until its polls of us time out (tens of
+	 * seconds at its defaults). OpenSM's own old master stands by as it
+	 * sends HANDOVER.
+	 */
+	s->handed = true;
+	return 0;
+}
+
+uint8_t smstate_shown(const struct smstate *s)
+{
+	return s->state == SMP_SM_MASTER && s->handing_over && s->handed ? SMP_SM_STANDBY :
+									   s->state;
 }
 
 unsigned smstate_input(struct smstate *s, const struct sm_ev *ev)

@@ -68,6 +68,12 @@ struct smstate {
 	bool have_peer;
 	unsigned missed, stale; /* polls in a row: unanswered; answered, ActCount unchanged */
 	bool handing_over, acked;
+	/*
+	 * Handing over, and the HANDOVER was answered with status 0: mastership
+	 * has passed; we show STANDBY and sweep no more while the ACKNOWLEDGE
+	 * (or its timeout) completes the transition.
+	 */
+	bool handed;
 	bool lost_master; /* DISCOVERING because the master failed: MASTER is a takeover */
 	bool stuck;       /* ... because its ActCount stood still (peer: its last answer) */
 	bool took_over;   /* master in place of a failed master (sticky keeps it) */
@@ -84,5 +90,7 @@ bool smstate_outranks(uint8_t prio_a, uint64_t guid_a, uint8_t prio_b, uint64_t 
 bool smstate_key_ok(const struct smstate *s, const struct smp_sm_info *peer);
 /* One event; the actions (enum sm_action bits) the daemon must take. */
 unsigned smstate_input(struct smstate *s, const struct sm_ev *ev);
+/* The state our SMInfo shows others: STANDBY once a HANDOVER of ours was taken. */
+uint8_t smstate_shown(const struct smstate *s);
 
 #endif

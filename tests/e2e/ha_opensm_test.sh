@@ -4,7 +4,10 @@
 # over, no LID changes, 0 LFT blocks. OpenSM back at 1: standby under loomd;
 # SIGKILL loomd: OpenSM takes over, no LID changes. loomd back at 12: OpenSM
 # hands over to it (loomd answers ACKNOWLEDGE), no LID changes. OpenSM polls
-# every second here.
+# every second here. loomd back at 5 (the same state), OpenSM back at 10:
+# loomd hands over to it (through the rig's TrapRepress relay), no LID and
+# no LFT entry changes, sminfo and saquery SMIR say OpenSM MASTER, loomd
+# STANDBY.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
@@ -76,7 +79,53 @@ tap_check "OpenSM hands over to loomd (12): HANDOVER received, ACKNOWLEDGE sent"
 ha_nothing_changed handover-from-opensm B2 "$gb"
 out=$(ha_sminfo "$(ha_lid "$HA")")
 tap_check "sminfo of OpenSM's port: STANDBY" grep -q 'state 2' <<<"$out" || tap_diag "$out"
-# Not tested: loomd handing over to a higher OpenSM. Such an OpenSM sends the
-# master trap 144 and waits for its TrapRepress, which ibsim drops ("got trap
-# repress - dropping"), so OpenSM's sweep never ends, whoever the master is.
+
+# ---- loomd 5 master, OpenSM 10 comes back: loomd hands over to it -----------------
+# OpenSM stands by under the lower master, sends it trap 144 at each poll and
+# waits for the TrapRepress, which ibsim drops ("got trap repress - dropping"):
+# its first sweep as master would never end. The rig's relay (sim.sh
+# SIM_REPRESS=1, tests/rig/README) carries loomd's TrapRepress to it.
+ha_stop TERM O2 B # B2 runs as B (its yaml, state and socket)
+ha_conf B 5 "$POLL_MS"
+SIM_REPRESS=1 ha_loomd B "$HB" B3
+ha_wait_log B3 'SUBNET UP' 60
+tap_check "loomd (5) alone: MASTER" grep -q 'DISCOVERING -> MASTER' "$tmp/B3.log" ||
+	tap_diag "$(grep 'SM state' "$tmp/B3.log")"
+sim_run F dump_lfts 2>/dev/null >"$tmp/lfts.loomd5"
+SIM_REPRESS=1 osm O3 10
+ha_wait_log O3 'Entering MASTER' 60
+ha_wait_log B3 'MASTER -> STANDBY' 30
+for ((i = 0; i < 600; i++)); do # OpenSM's sweep as master ends (60 s at most)
+	sed -n '/Entering MASTER/,$p' "$tmp/O3.log" | grep -q 'SUBNET UP' && break
+	sleep 0.1
+done
+tap_check "OpenSM (10) found loomd master and stood by first" \
+	grep -q 'Entering STANDBY' "$tmp/O3.log"
+tap_check "loomd sends HANDOVER to OpenSM, standing by" \
+	grep -qE "SM 0x0*${ga#0*} \(priority 10, STANDBY\) outranks us: sending it HANDOVER" "$tmp/B3.log" ||
+	tap_diag "$(grep 'SM' "$tmp/B3.log" | tail -n 5)"
+tap_check "loomd goes STANDBY" grep -q 'SM state MASTER -> STANDBY' "$tmp/B3.log"
+tap_check "OpenSM, master, ends its sweep: SUBNET UP" \
+	test "$(sed -n '/Entering MASTER/,$p' "$tmp/O3.log" | grep -c 'SUBNET UP')" -gt 0 ||
+	tap_diag "$(tail -n 3 "$tmp/O3.log")"
+tap_check "the rig carried loomd's TrapRepress to OpenSM" \
+	grep -q 'TrapRepress TID .* delivered' "$(sim_repress_log F)" ||
+	tap_diag "$(tail -n 4 "$(sim_repress_log F)" 2>/dev/null)"
+ha_nothing_changed handover-to-opensm "" "$ga"
+# OpenSM (minhop) keeps the entries a standby saw the master program when they
+# are minimal, and loomd's ftree routes are: no entry changes.
+sim_run F dump_lfts 2>/dev/null >"$tmp/lfts.osm10"
+tap_check "handover-to-opensm: dump_lfts before and after: 0 LFT entries change" \
+	diff -q "$tmp/lfts.loomd5" "$tmp/lfts.osm10" ||
+	tap_diag "$(diff "$tmp/lfts.loomd5" "$tmp/lfts.osm10" | grep -c '^>') of" \
+		"$(grep -c . "$tmp/lfts.osm10") dump_lfts lines changed"
+out=$(ha_sminfo "$(ha_lid "$HB")")
+tap_check "sminfo of loomd's port: priority 5, STANDBY" grep -q 'priority 5 state 2' <<<"$out" ||
+	tap_diag "$out"
+smir=$(sim_run F --host "$HC" saquery SMIR 2>/dev/null |
+	sed -nE 's/^[[:space:]]*(GUID|Priority|SMState)\.+(0x)?0*([0-9a-f]+)$/\3/p' | paste -sd' ')
+tap_check "saquery SMIR: OpenSM priority 10 MASTER, loomd priority 5 STANDBY" \
+	grep -qE "(^| )${ga#0*} 10 3( |$)" <<<"$smir" ||
+	tap_diag "SMIR (GUID priority state): $smir"
+tap_check "saquery SMIR: loomd priority 5 STANDBY" grep -qE "(^| )${gb#0*} 5 2( |$)" <<<"$smir"
 tap_done

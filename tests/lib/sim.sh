@@ -29,6 +29,8 @@
 # rig's mkeyproxy (tests/rig/README) between ibsim and every client sim_run
 # starts on that simulator; SIM_MKEY_BYPASS=1 sim_run ... talks to ibsim
 # directly (the negative control); sim_mkey_log NAME is the proxy's log.
+# TrapRepress (ibsim drops them): `SIM_REPRESS=1 sim_run ...` carries the ones
+# CMD sends to the SM at their port (tests/rig/README); sim_repress_log NAME.
 # Tunables (environment, whole seconds): SIM_START_TIMEOUT (15), SIM_CONSOLE_TIMEOUT
 # (10), SIM_RUN_TIMEOUT (60); KEEP_SIM_DIR=1 (keep temp dirs), SIM_UMAD2SIM (path
 # of libumad2sim.so, if not in the usual place).
@@ -297,6 +299,8 @@ _sim_start_mkey() { # NAME PROXY
 }
 
 # sim_mkey_log NAME: the M_Key proxy's log (what it let through, hid, dropped).
+# sim_repress_log NAME: the TrapRepress relay's log (SIM_REPRESS=1: what was relayed, delivered).
+sim_repress_log() { _sim_known "${1:-}" sim_repress_log && printf '%s\n' "${SIM_DIR[$1]}/repress/log"; }
 sim_mkey_log() { _sim_known "${1:-}" sim_mkey_log && printf '%s\n' "${SIM_DIR[$1]}/mkey.log"; }
 
 # Undo a failed sim_start (sim_stop's own complaints would repeat ours).
@@ -372,6 +376,10 @@ _sim_reap_clients() { # NAME
 	[ ${#x[@]} -eq 0 ] || sim_console "$1" "${x[@]}" 2>/dev/null || true
 }
 
+# SIM_REPRESS=1 (likewise): CMD also gets librepress.so behind the tail, which
+# carries a TrapRepress that CMD sends (ibsim drops them all) to the SM at the
+# port it is for, through sockets in the sim's dir (repress/; its log there:
+# sim_repress_log NAME). Both ends need it (tests/rig/README).
 # SIM_RMPP=1 (in the environment, or `SIM_RMPP=1 sim_run ...`): CMD runs
 # with the RMPP shim preloaded in front of umad2sim, which gives libibumad
 # agents registered with rmpp_version 1 kernel-style RMPP, and its helper
@@ -400,6 +408,16 @@ _sim_preload() {
 			p=$d/libagent_guard.so:$p:$d/librmpp_tail.so
 		fi
 	fi
+	# SIM_REPRESS=1: the TrapRepress relay, behind umad2sim and the tail.
+	if [ "${SIM_REPRESS:-0}" = 1 ]; then
+		d=${SIM_RMPP_DIR:-${builddir:-.}/tests/rig}
+		if ! [ -r "$d/librepress.so" ] || [[ $p != *librmpp_tail.so ]]; then
+			_sim_err "SIM_REPRESS=1: no librepress.so and librmpp_tail.so in '$d'" \
+				"(make check builds them, or set SIM_RMPP_DIR)"
+			return 1
+		fi
+		p=$p:$(readlink -f -- "$d")/librepress.so
+	fi
 	printf '%s\n' "$p${LD_PRELOAD:+:$LD_PRELOAD}"
 }
 
@@ -416,6 +434,10 @@ _sim_exec() { # NAME SECS HOST OUT CMD...
 	export IBSIM_SOCKNAME=${SIM_SOCK[$name]} OSM_CACHE_DIR=$dir OSM_TMP_DIR=$dir
 	[ "${SIM_MKEY_BYPASS:-0}" != 1 ] || IBSIM_SOCKNAME=${_SIM_RAW[$name]}
 	[ -z "$host" ] || export SIM_HOST=$host
+	if [ "${SIM_REPRESS:-0}" = 1 ]; then
+		mkdir -p "$dir/repress" || exit 125
+		export SIM_REPRESS_DIR=$dir/repress
+	fi
 	# An ASan build refuses to run with another library preloaded first.
 	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 	exec timeout -k 5 "$t" env LD_PRELOAD="$preload" "$@"

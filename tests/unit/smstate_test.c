@@ -344,8 +344,11 @@ static void test_handover_no_ack(void **st)
 	/* While handing over, no second HANDOVER. */
 	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_PEER,
 			 .peer = sm(HIGHER_GUID, 9, SMP_SM_STANDBY) }), 0);
+	assert_int_equal(smstate_shown(&s), SMP_SM_MASTER);
 	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_HANDOVER_ANSWERED }), 0);
 	assert_int_equal(s.state, SMP_SM_MASTER);
+	/* Taken: others read STANDBY while we wait for the ACKNOWLEDGE. */
+	assert_int_equal(smstate_shown(&s), SMP_SM_STANDBY);
 	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_HANDOVER_TIMEOUT }),
 			 SMA_POLL | SMA_STOP);
 	assert_int_equal(s.state, SMP_SM_STANDBY);
@@ -356,8 +359,34 @@ static void test_handover_no_ack(void **st)
 	assert_true(s.handing_over);
 	smstate_input(&s, &(struct sm_ev){ .in = SMI_HANDOVER_ANSWERED, .status = -110 });
 	assert_false(s.handing_over);
+	assert_int_equal(smstate_shown(&s), SMP_SM_MASTER);
 	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_HANDOVER_TIMEOUT }), 0);
 	assert_int_equal(s.state, SMP_SM_MASTER);
+}
+
+/*
+ * IBA 14.4.1: HANDOVER goes to a higher STANDBY or MASTER. A higher SM still
+ * DISCOVERING is left to finish (it stands by and sends trap 144); a lower
+ * or NOT-ACTIVE one is never handed to.
+ */
+static void test_handover_targets(void **st)
+{
+	struct smstate s;
+
+	(void)st;
+	in_state(&s, SMP_SM_MASTER);
+	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_PEER,
+			 .peer = sm(HIGHER_GUID, 9, SMP_SM_DISCOVERING) }), 0);
+	assert_false(s.handing_over);
+	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_PEER,
+			 .peer = sm(HIGHER_GUID, 9, SMP_SM_NOT_ACTIVE) }), 0);
+	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_PEER,
+			 .peer = sm(LOWER_GUID, 2, SMP_SM_STANDBY) }), 0);
+	assert_int_equal(s.state, SMP_SM_MASTER);
+	/* The same SM, standing by now: HANDOVER. */
+	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_PEER,
+			 .peer = sm(HIGHER_GUID, 9, SMP_SM_STANDBY) }), SMA_SEND_HANDOVER);
+	assert_true(s.handing_over);
 }
 
 /* sm.sticky: a master by takeover keeps the role; a master from the start does not. */
@@ -391,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_actcount_stale),
 		cmocka_unit_test(test_handover_pair),
 		cmocka_unit_test(test_handover_no_ack),
+		cmocka_unit_test(test_handover_targets),
 		cmocka_unit_test(test_sticky),
 	};
 
