@@ -88,13 +88,13 @@ tap_check "sminfo of OpenSM's port: STANDBY" grep -q 'state 2' <<<"$out" || tap_
 ha_stop TERM O2 B # B2 runs as B (its yaml, state and socket)
 ha_conf B 5 "$POLL_MS"
 SIM_REPRESS=1 ha_loomd B "$HB" B3
-ha_wait_log B3 'SUBNET UP' 60
+log_wait -E "$tmp/B3.log" 'SUBNET UP' 60
 tap_check "loomd (5) alone: MASTER" grep -q 'DISCOVERING -> MASTER' "$tmp/B3.log" ||
 	tap_diag "$(grep 'SM state' "$tmp/B3.log")"
 sim_run F dump_lfts 2>/dev/null >"$tmp/lfts.loomd5"
 SIM_REPRESS=1 osm O3 10
-ha_wait_log O3 'Entering MASTER' 60
-ha_wait_log B3 'MASTER -> STANDBY' 30
+log_wait -E "$tmp/O3.log" 'Entering MASTER' 60
+log_wait -E "$tmp/B3.log" 'MASTER -> STANDBY' 30
 for ((i = 0; i < 600; i++)); do # OpenSM's sweep as master ends (60 s at most)
 	sed -n '/Entering MASTER/,$p' "$tmp/O3.log" | grep -q 'SUBNET UP' && break
 	sleep 0.1

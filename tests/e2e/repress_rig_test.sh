@@ -32,7 +32,7 @@ osm() {
 	sim_run "$sim" --timeout 120 --host "$host" --out "$tmp/$name.out" opensm -d2 -D 0x0b \
 		-F "$tmp/osm.conf" -f "$tmp/$name.log" --dump_files_dir "$tmp" -p "$prio" "$@" <&0 &
 }
-waitlog() { wait_log "$tmp/$1.log" "$2" "$(($3 * 10))"; } # NAME PATTERN SECS
+waitlog() { log_wait "$tmp/$1.log" "$2" "$3"; } # NAME PATTERN SECS
 # What the new master's log says after it became master.
 since_master() { sed -n '/Entering MASTER state/,$p' "$tmp/$1.log"; }
 
