@@ -35,7 +35,8 @@ bool daemon_on_response(void *arg, const uint8_t *mad, size_t len, const struct 
 	(void)from;
 	struct loomd *d = arg;
 
-	return ha_mirror_input(&d->mirror, mad, len, daemon_mono_ms(d)) ||
+	return ha_late_answer(&d->ha, mad, len) ||
+	       ha_mirror_input(&d->mirror, mad, len, daemon_mono_ms(d)) ||
 	       ha_mirror_input(&d->links, mad, len, daemon_mono_ms(d));
 }
 
