@@ -99,6 +99,16 @@ struct prog_opts {
 	 * first pass, whose tables the next pass checks.
 	 */
 	bool qos_tables_later;
+	/*
+	 * A takeover's first pass, on a fabric whose LFTs this SM found equal to
+	 * its own routes while standby (loomd/ha_plan.h): a switch whose
+	 * LinearFDBTop already is the routes' top and whose blocks are not cached
+	 * is taken to hold the routes. Its blocks are neither read nor sent, and
+	 * cached as the routes but not known, so that the next pass reads every
+	 * one back and sends those that differ. Nothing is written that the old
+	 * master did not leave: the cost of a wrong guess is one pass's delay.
+	 */
+	bool lft_later;
 };
 
 /* prog_run()'s phases, in order. */
@@ -123,6 +133,8 @@ struct prog_report {
 	unsigned si_sets;    /* SwitchInfo Sets */
 	unsigned lft_reads;  /* LFT blocks read to learn a switch's table */
 	unsigned lft_blocks; /* LFT blocks sent */
+	unsigned lft_later_sw;     /* switches whose LFT was left unread (prog_opts.lft_later) */
+	unsigned lft_later_blocks; /* their blocks */
 	/*
 	 * Destination LIDs whose entry a block sent changes on some switch (an
 	 * entry not known before, read or written, counts when it forwards),

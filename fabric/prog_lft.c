@@ -79,6 +79,22 @@ static void send_block(struct prog *g, uint32_t s, uint32_t b)
 	prog_submit(g, &r, PREQ_LFT_SET, s, b, 0);
 }
 
+/*
+ * prog_opts.lft_later: block b of switch s taken to hold the routes, cached
+ * as them (the SA's PathRecords follow it) but not known, so the next pass
+ * reads it back.
+ */
+static void assume_block(struct prog *g, uint32_t s, struct prog_lft *e, uint32_t b)
+{
+	const uint8_t *want = route_lft(g->ro, s) + (size_t)b * SMP_LFT_BLOCK;
+	size_t first = (size_t)b * SMP_LFT_BLOCK, nlids = (size_t)g->ro->max_lid + 1;
+	size_t n = first + SMP_LFT_BLOCK <= nlids ? SMP_LFT_BLOCK : nlids - first;
+
+	memset(e->lft + first, ROUTE_DROP, SMP_LFT_BLOCK);
+	memcpy(e->lft + first, want, n);
+	g->rep->lft_later_blocks++;
+}
+
 static void program_switch(struct prog *g, uint32_t s)
 {
 	uint32_t n = g->ro->sw_node[s];
@@ -101,8 +117,17 @@ static void program_switch(struct prog *g, uint32_t s)
 			prog_submit(g, &r, PREQ_SWITCH_INFO, s, 0, 0);
 		}
 	}
+	/* Only a table the old master sized for these LIDs: any other was not routed for them. */
+	bool later = g->o->lft_later && ln->si.lin_top && ln->si.lin_top == g->ro->max_lid;
+
+	g->rep->lft_later_sw += later;
 	for (uint32_t b = 0; b < nblocks; b++) {
 		struct smp_req q = { .method = SMP_GET, .attr_id = SMP_ATTR_LFT, .attr_mod = b };
+
+		if (later && !e->known[b]) {
+			assume_block(g, s, e, b);
+			continue;
+		}
 
 		/*
 		 * A table we know (set it, or read it) is diffed; one we do not

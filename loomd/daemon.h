@@ -37,6 +37,8 @@ struct loomd {
 	struct ha_mirror links;  /* M_Keys, not master: the fabric's links from the master's SA */
 	uint64_t links_taken_ms; /* links.when_ms of the fetch last put into the M_Keys */
 	bool standby_compared;   /* this standby period compared its routing (ha_plan.h) */
+	/* Switches whose LFTs a takeover left unread: the heavy sweep after says what it found. */
+	unsigned lft_check;
 	struct sweeper sw;
 	struct hold hold; /* requests kept while a worker routes (sweep.h: hold) */
 	struct mkey mkey; /* M_Keys, when the configuration has an mkey: section */

@@ -35,7 +35,8 @@ bool daemon_on_response(void *arg, const uint8_t *mad, size_t len, const struct 
 	(void)from;
 	struct loomd *d = arg;
 
-	return ha_mirror_input(&d->mirror, mad, len, daemon_mono_ms(d)) ||
+	return ha_late_answer(&d->ha, mad, len) ||
+	       ha_mirror_input(&d->mirror, mad, len, daemon_mono_ms(d)) ||
 	       ha_mirror_input(&d->links, mad, len, daemon_mono_ms(d));
 }
 
@@ -90,6 +91,8 @@ static void ha_sync(struct loomd *d)
 	d->agent.state = smstate_shown(&d->ha.sm);
 	if (d->ha.sm.state != SMP_SM_STANDBY)
 		d->standby_compared = false; /* the next standby period compares again */
+	else if (!d->standby_compared)
+		d->sw.lft_trust = false; /* until this period's comparison says so */
 	/* `loom status` says why this SM does not bring the subnet up. */
 	if (d->ha.sm.state != SMP_SM_MASTER && !d->sw.up)
 		snprintf(d->why_not, sizeof(d->why_not), "this SM is %s (%.120s)",
@@ -167,6 +170,8 @@ static void standby_compare(struct loomd *d)
 
 	d->standby_compared = true;
 	r = ha_plan_compare(d->x, d->ha.sn, &d->ha.live, &d->sw.o, &c);
+	/* A takeover's first sweep may then leave the LFTs to the next (sweep.h: lft_trust). */
+	d->sw.lft_trust = r == 0 && c.switches && !c.blocks_differ && !c.lids_changed;
 	if (r < 0)
 		log_warn("SM: standby: could not compare this SM's routing with the fabric's: %s; "
 			 "a takeover logs the blocks it sends", strerror(-r));

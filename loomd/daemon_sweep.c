@@ -81,8 +81,10 @@ static void log_phases(const struct sweep_stats *st, bool takeover)
 				      " SMPs)", prog_phase_name[i], st->phase_ms[i],
 				      st->phase_smps[i]);
 	if (takeover)
-		log_info("takeover sweep: %s%s", line, st->qos_deferred ?
-			 "; QoS tables: checked by a heavy sweep now" : "");
+		log_info("takeover sweep: %s%s%s", line, st->qos_deferred ?
+			 "; QoS tables: checked by a heavy sweep now" : "", st->lft_deferred ?
+			 "; LFTs: as the old master left them (this SM's routes matched them while "
+			 "standby), read back by a heavy sweep now" : "");
 	else
 		log_debug("heavy sweep: %s", line);
 	/* A bring-up, or nodes reset: where the first Sets went without a read (prog_qos.c). */
@@ -151,7 +153,17 @@ int daemon_heavy(struct loomd *d, struct sweep_stats *st)
 	log_handled(d, st);
 	log_sweep(d, st, true);
 	log_phases(st, takeover);
-	if (st->qos_deferred) { /* the rest of the takeover, at the next turn of the loop */
+	/* The check of what a takeover left unread: said whatever it found. */
+	if (d->lft_check && st->up) {
+		log_info("takeover check: the LFTs of %u switches left as the old master set them: "
+			 "%u blocks read back, %u sent (%s)", d->lft_check, st->lft_reads,
+			 st->lft_blocks, st->lft_blocks ? "they differed from this SM's routes" :
+			 "they held this SM's routes");
+		d->lft_check = 0;
+	}
+	if (st->lft_deferred)
+		d->lft_check = st->lft_deferred;
+	if (st->qos_deferred || st->lft_deferred) { /* the rest of the takeover, at the next turn */
 		d->agent.resweep = true;
 		d->sw.force_heavy = true;
 	}
@@ -272,7 +284,7 @@ int daemon_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 	/* Traps that came during the sweep are for the next one: now, not at the interval. */
 	sd_event_source_set_time(s, d->agent.resweep ? usec :
 				 sweep_next_us(&d->sw, usec, d->next_sweep));
-	if ((d->ha_on && d->ha.sm.state != SMP_SM_MASTER) || (st.heavy && st.qos_deferred))
+	if ((d->ha_on && d->ha.sm.state != SMP_SM_MASTER) || (st.heavy && (st.qos_deferred || st.lft_deferred)))
 		sd_event_source_set_time(s, usec); /* handed over, or a takeover's rest: now */
 	else if (d->ha_on && d->ha.sm.handing_over)
 		daemon_timer_at(d, d->ha.ack_due_us);

@@ -319,14 +319,39 @@ unsigned ha_poll(struct ha *h)
 	txn_set_timeout(h->x, ha_try_ms(h), 0, &o);
 	r = sminfo_io(h, h->sn, &h->live, h->sm.peer.guid, &q, &got);
 	txn_set_timeout(h->x, o.timeout_ms, o.retries, NULL);
-	if (r == 0 && got.guid == h->sm.peer.guid)
+	if (r == 0 && got.guid == h->sm.peer.guid) {
+		h->late = false;
 		return smstate_input(&h->sm, &(struct sm_ev){ .in = SMI_POLL, .peer = got });
+	}
+	if (h->late) { /* an earlier try's answer came after it ran out: slow, not gone */
+		h->late = false;
+		log_info("SM: poll of master 0x%016" PRIx64 " missed (%s), but it answered an "
+			 "earlier poll after its %u ms try: counted as answered", h->sm.peer.guid,
+			 r < 0 ? strerror(-r) : "another SM answered", ha_try_ms(h));
+		return smstate_input(&h->sm, &(struct sm_ev){ .in = SMI_POLL, .peer = h->late_smi });
+	}
 	h->poll_missed++;
 	if (r == -ENOENT) /* not in our model: look again, so the next poll finds it */
 		(void)own_model(h);
 	log_info("SM: poll of master 0x%016" PRIx64 " missed (%s), %u in a row", h->sm.peer.guid,
 		 r < 0 ? strerror(-r) : "another SM answered", h->sm.missed + 1);
 	return smstate_input(&h->sm, &(struct sm_ev){ .in = SMI_POLL_MISSED });
+}
+
+bool ha_late_answer(struct ha *h, const uint8_t *mad, size_t len)
+{
+	struct smp_sm_info smi;
+	struct smp_hdr hd;
+
+	/* IBA 14.2.1: SMPs are class 0x01 (LID routed) or 0x81 (directed route). */
+	if (h->sm.state != SMP_SM_STANDBY || !h->sm.have_peer || smp_peek(mad, len, &hd) < 0 ||
+	    (hd.mgmt_class != 0x01 && hd.mgmt_class != 0x81) || hd.method != SMP_GET_RESP ||
+	    hd.attr_id != SMP_ATTR_SM_INFO || hd.status ||
+	    smp_decode_sm_info(mad, len, &smi) < 0 || smi.guid != h->sm.peer.guid)
+		return false;
+	h->late = true;
+	h->late_smi = smi;
+	return true;
 }
 
 static uint64_t port_guid(const struct subnet *sn, uint32_t p)

@@ -35,6 +35,9 @@ struct ha {
 	uint64_t ack_due_us;    /* master handing over: the ACKNOWLEDGE is due by then */
 	uint64_t lost_us;       /* when the last poll before a takeover was missed */
 	uint64_t polls, poll_missed;
+	/* The master answered a poll after its try ran out (ha_late_answer): with what. */
+	bool late;
+	struct smp_sm_info late_smi;
 	uint64_t trap144_sent;  /* traps 144 sent to a master we outrank */
 	/* The other SMs as a master's last look read them (SMInfoRecords list them). */
 	struct smp_sm_info others[HA_OTHERS];
@@ -126,6 +129,15 @@ static inline uint64_t ha_mirror_max_age_ms(const struct ha *h)
 int ha_send_trap144(struct ha *h);
 /* Standby: read the SMInfo of the SM we poll. */
 unsigned ha_poll(struct ha *h);
+/*
+ * A response no transaction waits for (the loop's hook for them): true,
+ * and taken, when it is the SMInfo of the master this standby polls, the
+ * answer to a poll whose try ran out. A slow master is not a dead one: the
+ * next ha_poll() that misses counts it as answered, so the confirmation
+ * window tolerates a master that answers every poll later than one try
+ * (before, three late answers in a row were three misses).
+ */
+bool ha_late_answer(struct ha *h, const uint8_t *mad, size_t len);
 /*
  * Master, after a sweep of (sn, live): read the other SMs' SMInfo, elect.
  * all (after a heavy sweep): every port that says IsSM; else only those

@@ -104,6 +104,13 @@ struct sweeper {
 	 * port's PortInfo Set carries ClientReregister.
 	 */
 	bool rereg;
+	/*
+	 * While standby, this SM's routes matched the LFTs the master left
+	 * (loomd/ha_plan.h, set by daemon_ha.c): the first sweep of a takeover
+	 * leaves those LFTs unread (prog_opts.lft_later), the heavy sweep right
+	 * after reads them back. Used once.
+	 */
+	bool lft_trust;
 	uint32_t sample_next; /* the next port a light sweep checks for MasterSMLID */
 	/*
 	 * LIDs and routes are computed on a worker thread while this thread
@@ -137,6 +144,9 @@ struct sweep_stats {
 	/* heavy: where the time went (discovery's SMPs are smps less the phases') */
 	unsigned disc_ms, plan_ms;
 	bool qos_deferred; /* a takeover's sweep: QoS tables left to a heavy sweep at once */
+	unsigned lft_deferred; /* ... and the LFTs of this many switches (prog_opts.lft_later) */
+	unsigned lft_deferred_blocks;
+	unsigned lft_reads;    /* LFT blocks read back */
 	unsigned phase_ms[PROG_PHASES];
 	uint64_t phase_smps[PROG_PHASES];
 	bool up;

@@ -62,7 +62,9 @@ ha_lids() { sim_run F ibnetdiscover -l 2>/dev/null | sort; }
 ha_ms() { date +%s%3N; }
 # After a change of master: no LID moved since $tmp/lids.before, the LFTs
 # still route every pair, sminfo names the new master; a loomd's first sweep
-# as master (LOG; "" for OpenSM) sends no LFT block.
+# as master (LOG; "" for OpenSM) sends no LFT block, nor, when that sweep
+# left the LFTs unread (its routes matched them while standby), does the
+# heavy sweep after it, which reads them back ("takeover check").
 ha_nothing_changed() { # WHAT LOG GUID
 	local sweep out
 	if [ -n "$2" ]; then
@@ -70,6 +72,13 @@ ha_nothing_changed() { # WHAT LOG GUID
 		tap_diag "$2's first sweep as master after the $1: $sweep"
 		tap_check "$1: the new master's first sweep sends 0 LFT blocks" \
 			grep -q '(0 LFT blocks' <<<"$sweep"
+		if grep 'takeover sweep:' "$tmp/$2.log" | head -n 1 | grep -q 'LFTs: as the old'; then
+			ha_wait_log "$2" 'takeover check:' 120
+			out=$(grep 'takeover check:' "$tmp/$2.log" | head -n 1)
+			tap_diag "$out"
+			tap_check "$1: the heavy sweep after it reads the LFTs back and sends 0 blocks" \
+				grep -qE 'blocks read back, 0 sent' <<<"$out"
+		fi
 	fi
 	ha_lids >"$tmp/lids.$1"
 	tap_check "$1: ibnetdiscover -l: 0 LID changes" diff -u "$tmp/lids.before" "$tmp/lids.$1"

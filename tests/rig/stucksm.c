@@ -6,14 +6,18 @@
  * can be made to do that. Usage, under umad2sim with SIM_SET_ISSM=1 (so that
  * ibsim sets IsSM in the port's CapabilityMask):
  *
- *     stucksm [-C CA] [-P PORT] [-a ACTCOUNT] [-m] [-p PRIORITY] [-g GUID] -t SECONDS
+ *     stucksm [-C CA] [-P PORT] [-a ACTCOUNT] [-m] [-p PRIORITY] [-g GUID]
+ *             [-d DELAY_MS [-f FAST_MS]] -t SECONDS
  *
  * -g: the GUID its SMInfo shows (IBA 14.2.5.13: the SM's port GUID, which a
  * standby polls it by); default 0x0002c9ffff000001, a GUID of no port.
  * Answers every SMInfo Get as MASTER with ActCount ACTCOUNT (default 1000),
  * or with -m one more on every answer (a working SM's count moves), for
  * SECONDS, then exits 0; prints "ready" on stdout once it listens and
- * "answered N" at the end. Exit 1 on any failure.
+ * "answered N" at the end. Exit 1 on any failure. -d: each answer goes
+ * DELAY_MS after its Get came (after the first FAST_MS, default 0): a
+ * master whose agent answers from behind a long queue, late for a
+ * standby's poll but never silent.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,6 +32,15 @@
 #include "mad/txn.h"
 #include "mad/umad.h"
 
+#define STUCK_LATE 64 /* answers waiting their time (-d) */
+
+struct late {
+	double at;
+	uint8_t mad[MAD_SIZE];
+	struct mad_addr to;
+	bool lid_routed;
+};
+
 struct stuck {
 	struct txn *x;
 	uint64_t guid;
@@ -35,7 +48,43 @@ struct stuck {
 	uint8_t priority;
 	bool moving;
 	unsigned answered;
+	double delay, fast, t0; /* -d, -f (seconds), and when it started */
+	struct late q[STUCK_LATE];
+	unsigned n;
 };
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void send_answer(struct stuck *s, const uint8_t *out, bool lid_routed,
+			const struct mad_addr *to)
+{
+	if (txn_send_raw(s->x, out, MAD_SIZE, lid_routed ? to : NULL) == 0)
+		s->answered++;
+}
+
+/* -d: send the answers that are due; the ms until the next one (100 at most). */
+static int send_due(struct stuck *s)
+{
+	double t = now_s(), next = t + 0.1;
+
+	for (unsigned i = 0; i < s->n;) {
+		if (s->q[i].at <= t) {
+			send_answer(s, s->q[i].mad, s->q[i].lid_routed, &s->q[i].to);
+			s->q[i] = s->q[--s->n];
+			continue;
+		}
+		if (s->q[i].at < next)
+			next = s->q[i].at;
+		i++;
+	}
+	return (int)((next - t) * 1000) + 1;
+}
 
 static void on_request(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)
 {
@@ -51,18 +100,18 @@ static void on_request(void *arg, const uint8_t *mad, size_t len, const struct m
 	smp_encode_sm_info(&si, data);
 	if (smp_make_resp(mad, len, 0, data, out) < 0)
 		return;
-	if (txn_send_raw(s->x, out, MAD_SIZE, out[1] == 0x81 ? NULL : &to) == 0)
-		s->answered++;
+	if (s->delay > 0 && now_s() - s->t0 >= s->fast && s->n < STUCK_LATE) {
+		struct late *l = &s->q[s->n++];
+
+		l->at = now_s() + s->delay;
+		memcpy(l->mad, out, MAD_SIZE);
+		l->to = to;
+		l->lid_routed = out[1] != 0x81;
+	} else {
+		send_answer(s, out, out[1] != 0x81, &to);
+	}
 	if (s->moving)
 		s->act_count++;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv)
@@ -75,18 +124,20 @@ int main(int argc, char **argv)
 	double end;
 	int c, r;
 
-	while ((c = getopt(argc, argv, "C:P:a:g:mp:t:")) != -1) {
+	while ((c = getopt(argc, argv, "C:P:a:d:f:g:mp:t:")) != -1) {
 		switch (c) {
 		case 'C': ca = optarg; break;
 		case 'P': port = (unsigned)atoi(optarg); break;
 		case 'a': s.act_count = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'd': s.delay = atof(optarg) / 1000; break;
+		case 'f': s.fast = atof(optarg) / 1000; break;
 		case 'g': s.guid = strtoull(optarg, NULL, 0); break;
 		case 'm': s.moving = true; break;
 		case 'p': s.priority = (uint8_t)atoi(optarg); break;
 		case 't': secs = (unsigned)atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: stucksm [-C CA] [-P PORT] [-a ACTCOUNT] [-m] "
-				"[-p PRIORITY] [-g GUID] -t SECONDS\n");
+				"[-p PRIORITY] [-g GUID] [-d DELAY_MS [-f FAST_MS]] -t SECONDS\n");
 			return 1;
 		}
 	}
@@ -105,10 +156,11 @@ int main(int argc, char **argv)
 	txn_set_request_hook(s.x, on_request, &s);
 	printf("ready\n");
 	fflush(stdout);
-	for (end = now_s() + secs; now_s() < end;) {
+	s.t0 = now_s();
+	for (end = s.t0 + secs; now_s() < end;) {
 		struct pollfd pfd = { .fd = mad_umad_ops.fd(u), .events = POLLIN };
 
-		if (poll(&pfd, 1, 100) < 0 && errno != EINTR)
+		if (poll(&pfd, 1, send_due(&s)) < 0 && errno != EINTR)
 			break;
 		if (txn_drain(s.x) < 0)
 			break;
