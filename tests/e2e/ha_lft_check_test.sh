@@ -37,9 +37,9 @@ fi
 ha_conf A 10 "$POLL_MS"
 ha_conf B 5 "$POLL_MS"
 ha_loomd A "$HA"
-ha_wait_log A 'SUBNET UP' 60
+log_wait -E "$tmp/A.log" 'SUBNET UP' 60
 ha_loomd B "$HB"
-ha_wait_log B 'standby: as master this SM would' 30
+log_wait -E "$tmp/B.log" 'standby: as master this SM would' 30
 tap_check "B (priority 5) stands by and finds its routes equal to A's LFTs" \
 	grep -q 'standby: as master this SM would route with .* and change nothing' "$tmp/B.log" ||
 	tap_diag "$(tail -n 5 "$tmp/B.log")"
@@ -59,7 +59,7 @@ ha_lids >"$tmp/lids.before"
 pa=$(ha_pid A)
 tap_check "A's loomd found (pid ${pa:-none})" test -n "$pa"
 [ -z "$pa" ] || kill -KILL $pa
-ha_wait_log B 'SUBNET UP' 30
+log_wait -E "$tmp/B.log" 'SUBNET UP' 30
 sweep=$(grep 'sweep [0-9]* (heavy)' "$tmp/B.log" | head -n 1)
 tap_diag "B's first sweep as master: $sweep"
 tap_check "B takes over" grep -q 'DISCOVERING -> MASTER: the master is gone' "$tmp/B.log"
@@ -67,7 +67,7 @@ tap_check "its first sweep sends 0 LFT blocks" grep -q '(0 LFT blocks' <<<"$swee
 tap_check "... and says it left the LFTs as the old master set them" \
 	grep -q 'takeover sweep: .*LFTs: as the old master left them' "$tmp/B.log" ||
 	tap_diag "$(grep 'takeover sweep' "$tmp/B.log")"
-ha_wait_log B 'takeover check:' 60
+log_wait -E "$tmp/B.log" 'takeover check:' 60
 out=$(grep 'takeover check:' "$tmp/B.log" | head -n 1)
 tap_diag "$out"
 tap_check "the heavy sweep after it reads them back and sends the block that differs" \

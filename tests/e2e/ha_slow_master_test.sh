@@ -40,12 +40,12 @@ ga=$(ha_guid "$HA")
 SIM_SET_ISSM=1 sim_run F --timeout 60 --host "$HA" --out "$tmp/slow.log" "$STUCKSM" \
 	-g "0x$ga" -p 15 -m -d "$SLOW_MS" -f "$FAST_MS" -t "$RUN_S" &
 slow=$!
-ha_wait_log slow 'ready' 10
+log_wait -E "$tmp/slow.log" 'ready' 10
 tap_check "stucksm -d answers SMInfo as master at $HA (port GUID 0x$ga)" \
 	grep -q ready "$tmp/slow.log" || tap_diag "$(cat "$tmp/slow.log")"
 ha_conf B 5 "$POLL_MS"
 ha_loomd B "$HB"
-ha_wait_log B '-> STANDBY' 30
+log_wait -E "$tmp/B.log" '-> STANDBY' 30
 tap_check "B (priority 5) stands by for the master (priority 15)" \
 	grep -q 'DISCOVERING -> STANDBY: master SM' "$tmp/B.log" || tap_diag "$(tail -n 5 "$tmp/B.log")"
 # The slow phase: LATE polls answered late (a few seconds), stucksm still there.
@@ -63,8 +63,8 @@ tap_is "B stays STANDBY while the master answers late: no takeover" \
 	"$(grep -c 'STANDBY -> DISCOVERING' "$tmp/B.log")" 0 ||
 	tap_diag "$(grep -E 'SM state|poll of master' "$tmp/B.log" | tail -n 8)"
 # stucksm exits: a master that answers nothing is lost, late answers or not.
-ha_wait_log B 'STANDBY -> DISCOVERING' 40
-ha_wait_log B 'SUBNET UP' 30
+log_wait -E "$tmp/B.log" 'STANDBY -> DISCOVERING' 40
+log_wait -E "$tmp/B.log" 'SUBNET UP' 30
 tap_check "stucksm gone: B takes over" grep -q 'did not answer 3 polls in a row' "$tmp/B.log" ||
 	tap_diag "$(grep -E 'SM state|poll of master' "$tmp/B.log" | tail -n 8)"
 tap_check "... and brings the subnet up" grep -q 'SUBNET UP' "$tmp/B.log"

@@ -73,7 +73,7 @@ ha_nothing_changed() { # WHAT LOG GUID
 		tap_check "$1: the new master's first sweep sends 0 LFT blocks" \
 			grep -q '(0 LFT blocks' <<<"$sweep"
 		if grep 'takeover sweep:' "$tmp/$2.log" | head -n 1 | grep -q 'LFTs: as the old'; then
-			ha_wait_log "$2" 'takeover check:' 120
+			log_wait -E "$tmp/$2.log" 'takeover check:' 120
 			out=$(grep 'takeover check:' "$tmp/$2.log" | head -n 1)
 			tap_diag "$out"
 			tap_check "$1: the heavy sweep after it reads the LFTs back and sends 0 blocks" \
