@@ -191,8 +191,11 @@ static void pause_sweeps(struct ctl_conn *k, bool pause)
 	conn_replyf(k, "ok\nsweeps resumed\n");
 }
 
-/* The reload's own words are the body; refused, their first line is the err head's text. */
-static void reload(struct ctl_conn *k)
+/*
+ * reload's and handover's answers: the op's own words are the body; refused,
+ * their first line is the err head's text.
+ */
+static void op_reply(struct ctl_conn *k, int (*op)(void *, FILE *))
 {
 	struct ctl *c = k->c;
 	_cleanup_free_ char *body = NULL, *buf = NULL;
@@ -204,7 +207,7 @@ static void reload(struct ctl_conn *k)
 		conn_replyf(k, "err out of memory\n");
 		return;
 	}
-	r = c->ops->reload(c->arg, f);
+	r = op(c->arg, f);
 	buf = fclose(f) == 0 ? malloc(size + 4) : NULL;
 	if (!buf) {
 		conn_replyf(k, "err out of memory\n");
@@ -240,7 +243,7 @@ static void dispatch(struct ctl_conn *k)
 			log_warn("control socket: pid %d sent no request loomd knows (%zu bytes); "
 				 "closed", (int)k->cred.pid, k->n);
 		conn_replyf(k, "err not a request (status, status json, sweep, sweep heavy, "
-			    "sweep pause, sweep resume, reload)\n");
+			    "sweep pause, sweep resume, reload, handover)\n");
 		return;
 	}
 	log_debug("control socket: '%s' from uid %u (pid %d)", ctl_req_name(req), k->cred.uid,
@@ -263,7 +266,10 @@ static void dispatch(struct ctl_conn *k)
 		pause_sweeps(k, req == CTL_SWEEP_PAUSE);
 		break;
 	case CTL_RELOAD:
-		reload(k);
+		op_reply(k, c->ops->reload);
+		break;
+	case CTL_HANDOVER:
+		op_reply(k, c->ops->handover);
 		break;
 	default:
 		conn_replyf(k, "err not a request\n");

@@ -44,6 +44,12 @@ struct ctl_ops {
 	 * line a summary, then the diff or each error) goes to out.
 	 */
 	int (*reload)(void *arg, FILE *out);
+	/*
+	 * Give up a mastership that sm.sticky holds (loom handover): the next
+	 * look at the other SMs hands over to a higher one. 0 released, -errno
+	 * when there is nothing to give up; what to say goes to out.
+	 */
+	int (*handover)(void *arg, FILE *out);
 };
 
 struct ctl_conf {

@@ -21,6 +21,7 @@ static const char *const req_name[_CTL_REQ_MAX] = {
 	[CTL_SWEEP_PAUSE] = "sweep pause",
 	[CTL_SWEEP_RESUME] = "sweep resume",
 	[CTL_RELOAD] = "reload",
+	[CTL_HANDOVER] = "handover",
 };
 
 const char *ctl_req_name(enum ctl_req req)

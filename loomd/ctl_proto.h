@@ -40,6 +40,7 @@ enum ctl_req {
 	CTL_SWEEP_PAUSE,
 	CTL_SWEEP_RESUME,
 	CTL_RELOAD,
+	CTL_HANDOVER,
 	_CTL_REQ_MAX,
 };
 

@@ -269,7 +269,38 @@ static int ctl_reload(void *arg, FILE *out)
 	return loomd_reload(arg, "loom reload", out);
 }
 
-static const struct ctl_ops loomd_ctl_ops = { .sweep = ctl_sweep, .reload = ctl_reload };
+/* loom handover: give up a sticky mastership, and look at the other SMs now. */
+static int ctl_handover(void *arg, FILE *out)
+{
+	struct loomd *d = arg;
+	const struct smstate *s = &d->ha.sm;
+	unsigned higher = 0;
+	int r = smstate_release(&d->ha.sm);
+
+	if (r == -EPERM) {
+		fprintf(out, "this loomd is %s, not master: it has no mastership to hand over\n",
+			smstate_name(smstate_shown(s)));
+		return r;
+	}
+	if (r == -EALREADY) {
+		fprintf(out, "nothing holds mastership here (%s): this master hands over to a "
+			"higher SM as soon as it sees one\n",
+			s->sticky ? "master from the start, not by a takeover" : "sm.sticky is false");
+		return r;
+	}
+	for (unsigned i = 0; i < d->ha.n_others; i++)
+		higher += smstate_outranks(d->ha.others[i].priority, d->ha.others[i].guid,
+					   s->priority, s->guid);
+	fprintf(out, "sm.sticky released; %u SM%s outranking this one at the last look: %s\n",
+		higher, higher == 1 ? "" : "s",
+		higher ? "sending HANDOVER at the next light sweep (now)" :
+			 "none to hand over to yet; the first that appears gets HANDOVER");
+	ctl_sweep(d, false);
+	return 0;
+}
+
+static const struct ctl_ops loomd_ctl_ops = { .sweep = ctl_sweep, .reload = ctl_reload,
+					      .handover = ctl_handover };
 
 static int run_daemon(struct loomd *d)
 {

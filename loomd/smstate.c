@@ -11,6 +11,7 @@
  * interval without one (OpenSM sends none). A master hands over to a higher
  * STANDBY or MASTER SM only, not to one still DISCOVERING.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -415,5 +416,17 @@ unsigned smstate_input(struct smstate *s, const struct sm_ev *ev)
 		break;
 	}
 	unexpected(s, ev);
+	return 0;
+}
+
+int smstate_release(struct smstate *s)
+{
+	if (s->state != SMP_SM_MASTER || s->handed)
+		return -EPERM;
+	if (!s->sticky || !s->took_over)
+		return -EALREADY;
+	s->took_over = false;
+	log_info("SM: sm.sticky no longer holds mastership (loom handover): a higher SM gets "
+		 "HANDOVER at the next look");
 	return 0;
 }

@@ -92,5 +92,13 @@ bool smstate_key_ok(const struct smstate *s, const struct smp_sm_info *peer);
 unsigned smstate_input(struct smstate *s, const struct sm_ev *ev);
 /* The state our SMInfo shows others: STANDBY once a HANDOVER of ours was taken. */
 uint8_t smstate_shown(const struct smstate *s);
+/*
+ * loom handover: a master that sm.sticky keeps (it took over from a failed
+ * master) gives the role back; the next look at the other SMs hands over to
+ * a higher one, as IBA 14.4 has it. -EPERM: not master; -EALREADY: nothing
+ * holds the role (not sticky, or master from the start: it hands over
+ * unasked).
+ */
+int smstate_release(struct smstate *s);
 
 #endif

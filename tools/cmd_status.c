@@ -305,3 +305,30 @@ int cmd_reload(int argc, char **argv)
 	}
 	return ask("loom reload", a.path, CTL_RELOAD, a.ms);
 }
+
+static void handover_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: loom handover [--timeout S] [--control PATH]\n\n"
+		"Have the running loomd give back a mastership that sm.sticky keeps: a\n"
+		"loomd that became master by taking over from a failed master stays master\n"
+		"when the higher SM returns; after this, its next look at the other SMs\n"
+		"sends the higher one HANDOVER (IBA 14.4), which loomd asks for at once.\n"
+		"Exit 0 released, 1 when there is nothing to give up (not master, or\n"
+		"nothing holds the role), 2 when no loomd answers.\n\n"
+		"  --timeout S     how long to wait for the answer (default 60)\n"
+		"  --control PATH  loomd's control socket (default " CTL_DEFAULT_PATH ")\n");
+}
+
+int cmd_handover(int argc, char **argv)
+{
+	struct ctl_args a = { .ms = ASK_MS };
+	int r = parse(argc, argv, handover_usage, &a);
+
+	if (r || a.json || a.heavy || a.pause || a.resume) {
+		if (r == 0)
+			handover_usage(stderr);
+		return r > 0 ? 0 : 1;
+	}
+	return ask("loom handover", a.path, CTL_HANDOVER, a.ms);
+}

@@ -19,6 +19,7 @@ static const struct {
 	{ "status", cmd_status, "what the running loomd is doing (its control socket)" },
 	{ "sweep", cmd_sweep, "ask loomd for a sweep, or pause and resume its sweeps" },
 	{ "reload", cmd_reload, "have loomd read its configuration again, as SIGHUP does" },
+	{ "handover", cmd_handover, "have a master kept by sm.sticky hand over to a higher SM" },
 };
 
 static void usage(FILE *f)

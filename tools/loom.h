@@ -36,5 +36,6 @@ int cmd_health(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_reload(int argc, char **argv);
+int cmd_handover(int argc, char **argv);
 
 #endif

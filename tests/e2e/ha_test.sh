@@ -5,7 +5,7 @@
 # (ibnetdiscover -l), 0 LFT blocks, every host pair still routed (dump_lfts
 # read back); the 10 restarted: the 5 hands over (HANDOVER, ACKNOWLEDGE), no
 # LID changes; equal priorities: the lower port GUID is master, in either
-# start order; sm.sticky keeps a master by takeover. Short poll intervals;
+# start order; sm.sticky keeps a master by takeover, until loom handover. Short poll intervals;
 # times are reported, never judged.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -131,5 +131,22 @@ out=$(ha_sminfo)
 tap_check "sm.sticky: the priority 5 that took over stays master when the 10 returns" \
 	grep -qE "sm guid 0x0*${gb#0*},.* state 3" <<<"$out" || tap_diag "$out"
 tap_check "... and sends no HANDOVER" test "$(grep -c 'HANDOVER to SM' "$tmp/S2.log")" -eq 0
+
+# ---- loom handover: the sticky master gives the role back ---------------------------
+out=$("$LOOM" handover --control "$tmp/S2.sock" 2>&1)
+tap_is "loom handover to the sticky master: exit 0" "$?" 0 || tap_diag "$out"
+tap_check "... it saw the higher SM and hands over at once" \
+	grep -q '^sm.sticky released; 1 SM outranking this one at the last look: sending HANDOVER' \
+	<<<"$out" ||
+	tap_diag "$out"
+log_wait -E "$tmp/S2.log" 'MASTER -> STANDBY' 30
+tap_check "the 5 sends HANDOVER, the 10 answers ACKNOWLEDGE" \
+	grep -q 'MASTER -> STANDBY: SM .* acknowledged' "$tmp/S2.log" ||
+	tap_diag "$(grep 'SM' "$tmp/S2.log" | tail -n 5)"
+log_wait -E "$tmp/S1b.log" 'SUBNET UP' 30 # the 10's first sweep as master
+ha_nothing_changed sticky-handover S1b "$ga"
+out=$("$LOOM" handover --control "$tmp/S2.sock" 2>&1)
+tap_is "loom handover to the standby: refused, exit 1" "$?" 1
+tap_check "... it says it is not master" grep -q 'STANDBY, not master' <<<"$out" || tap_diag "$out"
 ha_stop TERM S1 S2
 tap_done

@@ -1,5 +1,5 @@
 #!/bin/bash
-# loom status, sweep and reload without a simulator: against no socket
+# loom status, sweep, reload and handover without a simulator: against no socket
 # (exit 2, the path named), against a stand-in loomd in python3 that
 # records the request line and plays a canned reply (ok: the body on
 # stdout as sent; err: exit 1 and the reason on stderr; not the protocol,
@@ -54,10 +54,13 @@ tap_check "no socket: nothing on stdout" test ! -s "$tmp/out"
 tap_is "loom sweep, no socket: exit 2" "$?" 2
 "$LOOM" reload --control "$tmp/nothing/here" 2>/dev/null
 tap_is "loom reload, no socket: exit 2" "$?" 2
+"$LOOM" handover --control "$tmp/nothing/here" 2>/dev/null
+tap_is "loom handover, no socket: exit 2" "$?" 2
 
 # Each command sends its request line.
 for c in "status|status" "status --json|status json" "sweep|sweep" "sweep --heavy|sweep heavy" \
-	"sweep --pause|sweep pause" "sweep --resume|sweep resume" "reload|reload"; do
+	"sweep --pause|sweep pause" "sweep --resume|sweep resume" "reload|reload" \
+	"handover|handover"; do
 	args=${c%%|*} want=${c#*|}
 	serve 'ok\nbody\n'
 	# shellcheck disable=SC2086 # args are words
@@ -112,7 +115,7 @@ tap_check "... after about a second, not 20 ($took s)" test "$took" -le 6
 tap_check "... saying so" grep -q "no whole reply to 'sweep' within 1 s" "$tmp/err"
 
 # Command lines.
-for c in status sweep reload; do
+for c in status sweep reload handover; do
 	"$LOOM" "$c" --help >"$tmp/out" 2>&1
 	tap_is "loom $c --help: exit 0" "$?" 0
 	tap_check "loom $c --help: usage on stdout" grep -q "^usage: loom $c" "$tmp/out"

@@ -35,6 +35,7 @@ static void test_requests(void **state)
 		{ "sweep pause\n", CTL_SWEEP_PAUSE },
 		{ "sweep resume", CTL_SWEEP_RESUME },
 		{ "reload\n", CTL_RELOAD },
+		{ "handover\n", CTL_HANDOVER },
 	};
 	enum ctl_req r;
 
@@ -60,7 +61,7 @@ static void test_bad_requests(void **state)
 	static const char *const bad[] = {
 		"", "\n", "stat\n", "Status\n", "status \n", " status\n", "status  json\n",
 		"status\r\n", "sweep heavy\nstatus\n", "status\n\n", "sweep light\n",
-		"reload now\n", "sweepheavy\n",
+		"reload now\n", "sweepheavy\n", "handover now\n", "hand over\n",
 	};
 	char longline[CTL_REQ_MAX + 8];
 	enum ctl_req r = CTL_RELOAD;
