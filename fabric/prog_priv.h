@@ -21,6 +21,16 @@ struct prog_qos_tab {
 	uint8_t *sl2vl_known, *vlarb_known;
 };
 
+/*
+ * A port as the last model that held its node had it (prog_cache.c): its
+ * state (0: no PortInfo read), and on a port that carries a LID (a CA
+ * port, a switch's port 0) that LID and its MasterSMLID.
+ */
+struct prog_seen {
+	uint16_t lid, sm_lid;
+	uint8_t state;
+};
+
 /* One switch's LFT as we last saw or set it; known[b]: block b is what the switch holds. */
 struct prog_lft {
 	uint64_t guid;
@@ -30,6 +40,14 @@ struct prog_lft {
 	bool no_enforce; /* a switch that drops PartitionEnforcement bits (ibsim does) */
 	uint8_t drops;   /* SMP_KNOB_*: PortInfo knobs the node does not keep (ibsim: VLHighLimit, VLStallCount) */
 	struct prog_qos_tab *qos; /* NULL: none known (CAs too: by NodeGUID) */
+	/*
+	 * The node left the model: its ports (0..seen_nports) as it left.
+	 * NULL while it is in the model, or when nothing is known.
+	 */
+	struct prog_seen *seen;
+	uint8_t seen_nports;
+	/* Back, and kept its tables on its ports' word: the next whole sweep reads them. */
+	bool unverified;
 };
 
 struct prog_cache {

@@ -11,7 +11,11 @@
 #     each linked port;
 #   - a CA port: its one SL2VL table (input and output 0), its VLArb blocks;
 # and the LID / LID/in/out / LID/port/block filters give exactly their part.
-# A second heavy sweep (loom sweep --heavy) then sends no QoS block.
+# A second heavy sweep (loom sweep --heavy) then sends no QoS block. After
+# events, QoS blocks are read again only where a node may have lost them:
+# not after a switch link bounce, nor for a leaf and its hosts back from
+# behind their uplinks (until the next whole sweep), but for a host whose
+# link went Down and back.
 # Fabrics: a 2-level fat tree (k=4) with no loom.yaml at all (ftree: no SLs),
 # the same with the shipped contrib/loom.yaml (its qos: classes), and a
 # 5x3 torus with an empty loom.yaml (auto: vlayered, its SL-to-VL map over
@@ -109,6 +113,67 @@ smp_tables() { # PORTS-FILE SL2VL-OUT VLARB-OUT
 	LC_ALL=C sort -o "$3" "$3"
 }
 
+# The lines of FILE after its first N.
+after() { tail -n +"$(($2 + 1))" "$1"; }
+# Wait (20 s at most) until FILE has a line matching RE after its first N.
+wait_after() { # FILE N RE
+	local i
+	for ((i = 0; i < 200; i++)); do
+		after "$1" "$2" | grep -qE -- "$3" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# A leaf's uplinks all down, then back: the leaf and its hosts were cut
+# off, not reset (their own links stayed Active, their LIDs and MasterSMLID
+# as loomd set them), so the targeted sweeps that find them back read none
+# of their QoS blocks again (fabric/prog_cache.c), and smpquery and saquery
+# read the same tables as before; the next whole sweep (loom sweep --heavy,
+# the safety net) reads the leaf's and its hosts' blocks again, finding
+# them right. Fat trees only (a leaf with uplinks to spines).
+leaf_back() { # TOPO
+	local -a up
+	local leaf n line
+	mapfile -t up < <(sim_topo_links "$1" | awk -F'\t' '$1 ~ /leaf/ && $3 ~ /spine/ {
+		if ($1 != l) s = ""; l = $1; s = s "\"" $1 "\"[" $2 "]\n" } END { printf "%s", s }')
+	[ ${#up[@]} -gt 1 ] || return 0
+	leaf=${up[0]#\"}
+	leaf=${leaf%%\"*}
+	n=$(wc -l <"$tmp/$T.log")
+	sim_console q "${up[@]/#/Unlink }"
+	tap_check "$T: \"$leaf\" with its uplinks down is gone" \
+		wait_after "$tmp/$T.log" "$n" "event: node gone: switch .*\"$leaf\""
+	sleep 1
+	n=$(wc -l <"$tmp/$T.log")
+	sim_console q "${up[@]/#/ReLink }"
+	tap_check "$T: ... and back with them up" \
+		wait_after "$tmp/$T.log" "$n" "event: node new: switch .*\"$leaf\""
+	sleep 2
+	tap_diag "$(after "$tmp/$T.log" "$n" | grep -E 'sweep [0-9]+ \(|sweep: ')"
+	tap_check "$T: the sweeps that find \"$leaf\" back are targeted ones, that route and program" \
+		test -n "$(after "$tmp/$T.log" "$n" | grep -E 'heavy sweep: .*LFTs')" -a \
+		-z "$(after "$tmp/$T.log" "$n" | grep -E 'sweep [0-9]+ \(heavy\)')"
+	tap_check "$T: ... and read no QoS block of it or its hosts again" \
+		test -z "$(after "$tmp/$T.log" "$n" | grep -E 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)')"
+	smp_tables "$tmp/$T.ports" "$tmp/$T.back.sl2vl" "$tmp/$T.back.vlarb"
+	tap_check "$T: smpquery reads the same SL2VL and VLArb tables as before" \
+		test -s "$tmp/$T.back.sl2vl" -a -z "$(diff "$tmp/$T.smp.sl2vl" "$tmp/$T.back.sl2vl")" -a \
+		-z "$(diff "$tmp/$T.smp.vlarb" "$tmp/$T.back.vlarb")" ||
+		tap_diag "$(diff "$tmp/$T.smp.sl2vl" "$tmp/$T.back.sl2vl" | head -n 6)"
+	sq back SL2VL
+	tap_check "$T: ... and saquery SL2VL answers them" \
+		test -z "$(diff "$tmp/$T.back.sl2vl" <(sa_sl2vl "$tmp/$T.back.out"))"
+	n=$(wc -l <"$tmp/$T.log")
+	line=$("$LOOM" sweep --heavy --timeout 120 --control "$tmp/$T.ctl" 2>&1)
+	tap_diag "$line"
+	sleep 1
+	tap_check "$T: the next whole sweep reads them again" \
+		grep -qE 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)' <(after "$tmp/$T.log" "$n")
+	tap_check "$T: ... and finds them right (0 QoS blocks sent)" \
+		grep -qE '^sweep [0-9]+ \(heavy\): .* 0 QoS blocks' <<<"$line"
+}
+
 check_case() { # TOPO LOOMD-ARGS...
 	local topo=$1 rc line ca sw in out n i port
 	shift
@@ -187,21 +252,25 @@ check_case() { # TOPO LOOMD-ARGS...
 	sleep 1
 	tap_check "$T: after a bounce of \"$sw\"[$port], no QoS block is read again" \
 		test -z "$(tail -n +"$((n + 1))" "$tmp/$T.log" | grep -E 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)')"
-	# A host that goes and comes back (a reboot resets its port's tables):
-	# its CA's blocks are read again (ibsim keeps them: found right, not sent).
+	# A host whose link goes Down and back (as a reboot does: its port
+	# comes back Init, its tables may be lost): the targeted sweep that
+	# finds it back reads its CA's blocks again (ibsim keeps them: found
+	# right, not sent), before any whole sweep.
 	read -r sw port < <(awk -F'\t' 'NR == FNR { if ($1 == "Switch") s[$2] = 1; next }
-		($1 in s) && !($3 in s) { print $1 "\t" $2; exit }' <(sim_topo_nodes "$topo") \
+		($1 in s) && !($3 in s) { l = $1 "\t" $2 } END { print l }' <(sim_topo_nodes "$topo") \
 		<(sim_topo_links "$topo") | tr '\t' ' ')
 	n=$(wc -l <"$tmp/$T.log")
-	sim_console q "Unlink \"$sw\"[$port]" && sleep 1 && sim_console q "ReLink \"$sw\"[$port]"
+	sim_console q "Unlink \"$sw\"[$port]"
+	wait_after "$tmp/$T.log" "$n" 'event: (node gone: CA|link down: .* CA)'
+	sim_console q "ReLink \"$sw\"[$port]"
+	wait_after "$tmp/$T.log" "$n" 'event: (node new: CA|link up: .* CA)'
 	sleep 1
-	line=$("$LOOM" sweep --heavy --timeout 120 --control "$tmp/$T.ctl" 2>&1)
-	tap_diag "$line"
-	sleep 1
-	tap_check "$T: after a host behind \"$sw\"[$port] went and came back, its QoS blocks are read again" \
-		grep -qE 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)' <(tail -n +"$((n + 1))" "$tmp/$T.log")
-	tap_check "$T: ... and left as they were (0 QoS blocks sent)" \
-		grep -qE '^sweep [0-9]+ \(heavy\): .* 0 QoS blocks' <<<"$line"
+	tap_diag "$(after "$tmp/$T.log" "$n" | grep -E 'sweep [0-9]+ \(')"
+	tap_check "$T: after the host behind \"$sw\"[$port] went Down and came back, a targeted sweep reads its QoS blocks again" \
+		grep -qE 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)' <(after "$tmp/$T.log" "$n")
+	tap_check "$T: ... and leaves them as they were (0 QoS blocks sent)" \
+		test -z "$(after "$tmp/$T.log" "$n" | grep -E 'sweep [0-9]+ \(' | grep -vE ' 0 QoS blocks')"
+	leaf_back "$topo"
 	rc=0
 	sim_signal q TERM 2>/dev/null
 	wait "$pid" || rc=$?
