@@ -144,9 +144,9 @@ struct prog_report {
 
 /*
  * The LFTs as last programmed, by switch GUID, and the SL-to-VL and VL
- * arbitration tables as last read or set, by node GUID, kept from sweep to
- * sweep so that a sweep diffs against memory instead of reading every block
- * back.
+ * arbitration tables (and, for targeted sweeps, the ports' first P_Key
+ * blocks) as last read or set, by node GUID, kept from sweep to sweep so
+ * that a sweep diffs against memory instead of reading every block back.
  */
 struct prog_cache;
 int prog_cache_new(struct prog_cache **out);

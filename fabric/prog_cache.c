@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The cache of fabric/prog.h: node GUID -> its LFT as last programmed, its
- * SL-to-VL and VL arbitration tables as last read or set; and which nodes
+ * SL-to-VL and VL arbitration tables and its ports' first P_Key blocks as
+ * last read or set; and which nodes
  * look reset since the last model (or since they left it), their tables to
  * be read again.
  */
@@ -30,6 +31,14 @@ static void qos_tab_free(struct prog_qos_tab *t)
 	free(t);
 }
 
+static void pkey_tab_free(struct prog_lft *e)
+{
+	free(e->pkey);
+	free(e->pkey_known);
+	e->pkey = NULL;
+	e->pkey_known = NULL;
+}
+
 void prog_cache_free(struct prog_cache *c)
 {
 	if (!c)
@@ -38,6 +47,7 @@ void prog_cache_free(struct prog_cache *c)
 		free(c->e[i].lft);
 		free(c->e[i].known);
 		qos_tab_free(c->e[i].qos);
+		pkey_tab_free(&c->e[i]);
 		free(c->e[i].seen);
 	}
 	free(c->e);
@@ -142,6 +152,20 @@ struct prog_qos_tab *prog_qos_tab(struct prog_lft *e, uint8_t nports)
 	return e->qos;
 }
 
+int prog_pkey_tab(struct prog_lft *e, uint8_t nports)
+{
+	if (e->pkey && e->pkey_nports == nports)
+		return 0;
+	pkey_tab_free(e);
+	e->pkey = calloc((size_t)nports + 1, sizeof(*e->pkey));
+	e->pkey_known = calloc((size_t)nports + 1, 1);
+	e->pkey_nports = nports;
+	if (e->pkey && e->pkey_known)
+		return 0;
+	pkey_tab_free(e);
+	return -ENOMEM;
+}
+
 void prog_cache_forget(struct prog_cache *c, uint64_t guid)
 {
 	struct prog_lft *e = prog_cache_find(c, guid);
@@ -152,6 +176,7 @@ void prog_cache_forget(struct prog_cache *c, uint64_t guid)
 		memset(e->known, 0, e->len / SMP_LFT_BLOCK + 1);
 	qos_tab_free(e->qos);
 	e->qos = NULL;
+	pkey_tab_free(e);
 	e->unverified = false;
 }
 

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Programming P_Key tables: each block read, sent only if it differs. */
+/*
+ * Programming P_Key tables: each block read, sent only if it differs. A
+ * targeted sweep trusts the cache (prog_cache.c) for block 0, the one most
+ * ports have: known and as wanted, neither read nor sent; known and not,
+ * sent without a read. A heavy sweep reads every block (and fills the cache).
+ */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,20 +41,68 @@ static uint32_t pkey_mod(const struct prog *g, uint32_t pi, uint32_t b)
 	return smp_pkey_mod(subnet_is_switch(g->sn, p->node) ? p->num : 0, (uint16_t)b);
 }
 
+/* The cache's block 0 of port pi's table, *known its flag; NULL if none (or ENOMEM). */
+static uint16_t *cached(struct prog *g, uint32_t pi, uint8_t **known)
+{
+	const struct subnet_port *p = &g->sn->port[pi];
+	const struct subnet_node *n = &g->sn->node[p->node];
+	struct prog_lft *e;
+
+	if (!g->cache || !(e = prog_cache_get(g->cache, n->guid)) ||
+	    prog_pkey_tab(e, n->nports) < 0)
+		return NULL;
+	*known = &e->pkey_known[p->num];
+	return e->pkey[p->num];
+}
+
+static void send_block(struct prog *g, uint32_t pi, uint32_t b, const uint16_t want[SMP_PKEY_BLOCK])
+{
+	struct smp_req r = { .method = SMP_SET, .attr_id = SMP_ATTR_PKEY_TABLE };
+
+	if (!prog_port_route(g, pi, &r))
+		return;
+	r.attr_mod = pkey_mod(g, pi, b);
+	smp_encode_pkeys(want, r.data);
+	g->rep->pkey_blocks++;
+	prog_submit(g, &r, PREQ_PKEY_SET, pi, b, 0);
+}
+
+/* A GetResp to a Get or a Set: block 0 cached; after a Get, the block sent if it differs. */
 void prog_pkey_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
 {
 	uint16_t have[SMP_PKEY_BLOCK], want[SMP_PKEY_BLOCK];
-	struct smp_req r = { .method = SMP_SET, .attr_id = SMP_ATTR_PKEY_TABLE };
+	uint8_t *known = NULL;
+	uint16_t *c = q->block == 0 ? cached(g, q->idx, &known) : NULL;
 
 	if (smp_decode_pkeys(resp, len, have) < 0)
 		return;
+	if (c) {
+		memcpy(c, have, sizeof(have));
+		*known = 1;
+	}
 	want_pkeys(g, q->idx, q->block, want);
-	if (!memcmp(have, want, sizeof(have)) || !prog_port_route(g, q->idx, &r))
+	if (q->kind != PREQ_PKEY_GET || !memcmp(have, want, sizeof(have)))
 		return;
-	r.attr_mod = pkey_mod(g, q->idx, q->block);
-	smp_encode_pkeys(want, r.data);
-	g->rep->pkey_blocks++;
-	prog_submit(g, &r, PREQ_PKEY_SET, q->idx, q->block, 0);
+	if (c)
+		*known = 0; /* until the Set's GetResp says what the port took */
+	send_block(g, q->idx, q->block, want);
+}
+
+/* A targeted sweep and block 0 known: left alone if as wanted, else sent. True if done so. */
+static bool from_cache(struct prog *g, uint32_t pi, uint32_t b)
+{
+	uint16_t want[SMP_PKEY_BLOCK];
+	uint8_t *known = NULL;
+	uint16_t *c;
+
+	if (!g->o->only || b != 0 || !(c = cached(g, pi, &known)) || !*known)
+		return false;
+	want_pkeys(g, pi, b, want);
+	if (memcmp(c, want, sizeof(want))) {
+		*known = 0;
+		send_block(g, pi, b, want);
+	}
+	return true;
 }
 
 void prog_program_pkeys(struct prog *g)
@@ -75,6 +128,8 @@ void prog_program_pkeys(struct prog *g)
 			struct smp_req r = { .method = SMP_GET, .attr_id = SMP_ATTR_PKEY_TABLE,
 					     .attr_mod = pkey_mod(g, pi, b) };
 
+			if (from_cache(g, pi, b))
+				continue;
 			if (!prog_port_route(g, pi, &r))
 				break;
 			g->rep->pkey_reads++;

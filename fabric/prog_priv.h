@@ -41,6 +41,14 @@ struct prog_lft {
 	uint8_t drops;   /* SMP_KNOB_*: PortInfo knobs the node does not keep (ibsim: VLHighLimit, VLStallCount) */
 	struct prog_qos_tab *qos; /* NULL: none known (CAs too: by NodeGUID) */
 	/*
+	 * Block 0 of each port's P_Key table (by port number) as last read or
+	 * set; pkey_known[p]: port p's is what the node holds. Only targeted
+	 * sweeps trust it: a heavy sweep reads every block. NULL: none known.
+	 */
+	uint16_t (*pkey)[SMP_PKEY_BLOCK];
+	uint8_t *pkey_known;
+	uint8_t pkey_nports;
+	/*
 	 * The node left the model: its ports (0..seen_nports) as it left.
 	 * NULL while it is in the model, or when nothing is known.
 	 */
@@ -99,6 +107,8 @@ struct prog_lft *prog_cache_get(struct prog_cache *c, uint64_t guid);
 int prog_lft_size(struct prog_lft *e, uint32_t len);
 /* e's QoS tables, made (all unknown) for a node of nports ports; NULL on ENOMEM. */
 struct prog_qos_tab *prog_qos_tab(struct prog_lft *e, uint8_t nports);
+/* e's P_Key blocks 0 (e->pkey), made (all unknown) for a node of nports ports: 0 or -ENOMEM. */
+int prog_pkey_tab(struct prog_lft *e, uint8_t nports);
 
 /* prog.c, for the table phases in prog_lft.c, prog_pkey.c, prog_qos.c and prog_mft.c. */
 bool prog_port_route(const struct prog *g, uint32_t pi, struct smp_req *r);

@@ -156,6 +156,8 @@ leaf_back() { # TOPO
 		-z "$(after "$tmp/$T.log" "$n" | grep -E 'sweep [0-9]+ \(heavy\)')"
 	tap_check "$T: ... and read no QoS block of it or its hosts again" \
 		test -z "$(after "$tmp/$T.log" "$n" | grep -E 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)')"
+	tap_check "$T: ... nor a P_Key block (a targeted sweep trusts what it knows of block 0)" \
+		test -z "$(after "$tmp/$T.log" "$n" | grep -E 'sweep: .*P_Keys [0-9]+ ms \([1-9][0-9]* SMPs\)')"
 	smp_tables "$tmp/$T.ports" "$tmp/$T.back.sl2vl" "$tmp/$T.back.vlarb"
 	tap_check "$T: smpquery reads the same SL2VL and VLArb tables as before" \
 		test -s "$tmp/$T.back.sl2vl" -a -z "$(diff "$tmp/$T.smp.sl2vl" "$tmp/$T.back.sl2vl")" -a \
@@ -170,8 +172,9 @@ leaf_back() { # TOPO
 	sleep 1
 	tap_check "$T: the next whole sweep reads them again" \
 		grep -qE 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)' <(after "$tmp/$T.log" "$n")
-	tap_check "$T: ... and finds them right (0 QoS blocks sent)" \
-		grep -qE '^sweep [0-9]+ \(heavy\): .* 0 QoS blocks' <<<"$line"
+	tap_check "$T: ... and finds them right (0 QoS blocks sent, no P_Key block)" \
+		test -n "$(grep -E '^sweep [0-9]+ \(heavy\): .* 0 QoS blocks' <<<"$line" |
+			grep -vE ' [1-9][0-9]* P_Key blocks')"
 }
 
 check_case() { # TOPO LOOMD-ARGS...
@@ -270,6 +273,10 @@ check_case() { # TOPO LOOMD-ARGS...
 		grep -qE 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)' <(after "$tmp/$T.log" "$n")
 	tap_check "$T: ... and leaves them as they were (0 QoS blocks sent)" \
 		test -z "$(after "$tmp/$T.log" "$n" | grep -E 'sweep [0-9]+ \(' | grep -vE ' 0 QoS blocks')"
+	if grep -q 'P_Key blocks' <(after "$tmp/$T.log" "$n"); then
+		tap_check "$T: ... and its P_Key block too" \
+			grep -qE 'sweep: .*P_Keys [0-9]+ ms \([1-9][0-9]* SMPs\)' <(after "$tmp/$T.log" "$n")
+	fi
 	leaf_back "$topo"
 	rc=0
 	sim_signal q TERM 2>/dev/null
