@@ -160,8 +160,8 @@ void prog_cache_forget(struct prog_cache *c, uint64_t guid);
  * prog_cache_forget() for every node of sn that looks reset since the last
  * model (old_sn, old_live), or since it left a model if it is back: new, its
  * port count changed, a CA's Active port down, every Active external port
- * of a switch down, or, back, a LID or MasterSMLID not as it left
- * (prog_cache.c says why). A node back that keeps its tables is read again
+ * of a switch down, or a LID or MasterSMLID not as that model (or, back, as
+ * it left) had it (prog_cache.c says why). A node back that keeps its tables is read again
  * by the next prog_cache_recheck(). old_sn NULL: every node (a takeover).
  */
 void prog_cache_forget_reset(struct prog_cache *c, const struct subnet *old_sn,

@@ -186,9 +186,11 @@ void prog_cache_forget(struct prog_cache *c, uint64_t guid)
  * an SM makes them Active again (IBA 14.2.5.6, 7.2). A port that was Active
  * and still is, with the LID and MasterSMLID this SM gave it, was not reset
  * by anyone. So a node looks reset when it is new, its port count changed,
- * a port that carries a LID holds another LID or MasterSMLID than when it
- * left (another SM set it up meanwhile: a standby on the island it was cut
- * off into), or:
+ * a port that carries a LID holds another LID or MasterSMLID than the last
+ * model (or, back, than when it left) saw (another SM set it up: one that
+ * the light sweeps' MasterSMLID checks found, whose heavy sweep now reads
+ * that node's tables again, or a standby on the island it was cut off
+ * into), or:
  *   - a CA (or router): a port that was Active is not now (a driver restart
  *     may bring one port down and nothing else);
  *   - a switch: every external port that was Active is not now. A link down,
@@ -222,9 +224,8 @@ static struct prog_seen seen_of(const struct disc_live *live, uint32_t pi)
 }
 
 /*
- * Node n of sn (its ports from base, in live) against its ports as they
- * were (was[0..nports]); back: it was out of the model since, so its LIDs
- * and MasterSMLIDs are checked too.
+ * Node n of sn (in live) against its ports as they were (was[0..nports]);
+ * back: it was out of the model since.
  */
 static bool looks_reset(const struct subnet *sn, uint32_t n, const struct disc_live *live,
 			const struct prog_seen *was, bool back)
@@ -236,7 +237,8 @@ static bool looks_reset(const struct subnet *sn, uint32_t n, const struct disc_l
 	for (unsigned p = 0; p <= nd->nports; p++) {
 		struct prog_seen now = seen_of(live, subnet_port_idx(sn, n, (uint8_t)p));
 
-		if (back && lid_port(sw, p) && was[p].state >= SMP_PORT_INIT &&
+		if (lid_port(sw, p) && was[p].state >= SMP_PORT_INIT &&
+		    now.state >= SMP_PORT_INIT &&
 		    (now.lid != was[p].lid || now.sm_lid != was[p].sm_lid))
 			return true;
 		if (was[p].state != SMP_PORT_ACTIVE || (sw && p == 0))

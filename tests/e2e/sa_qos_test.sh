@@ -15,7 +15,8 @@
 # events, QoS blocks are read again only where a node may have lost them:
 # not after a switch link bounce, nor for a leaf and its hosts back from
 # behind their uplinks (until the next whole sweep), but for a host whose
-# link went Down and back.
+# link went Down and back, and for a CA another SM set up (its
+# MasterSMLID), whose blocks the next heavy sweep reads.
 # Fabrics: a 2-level fat tree (k=4) with no loom.yaml at all (ftree: no SLs),
 # the same with the shipped contrib/loom.yaml (its qos: classes), and a
 # 5x3 torus with an empty loom.yaml (auto: vlayered, its SL-to-VL map over
@@ -177,8 +178,31 @@ leaf_back() { # TOPO
 			grep -vE ' [1-9][0-9]* P_Key blocks')"
 }
 
+# The MasterSMLID (PortInfo:SMLid) of port 1 of the CA with LID L.
+smlid_of() { # L
+	sim_run q smpquery portinfo "$1" 1 2>/dev/null | sed -nE 's/^SMLid:\.*([0-9]+)$/\1/p'
+}
+
+# A CA set up by another SM (ibportstate points its MasterSMLID elsewhere,
+# as an SM that took it over would): the next heavy sweep reads its QoS
+# blocks again (a second heavy sweep reads none otherwise) and points it
+# back at loomd.
+other_sm() { # CA-LID
+	local n line was
+	was=$(smlid_of "$1")
+	sim_run q ibportstate "$1" 1 smlid 99 >/dev/null 2>&1
+	tap_is "$T: ibportstate points LID $1's MasterSMLID at 99 (loomd's: $was)" "$(smlid_of "$1")" 99
+	n=$(wc -l <"$tmp/$T.log")
+	line=$("$LOOM" sweep --heavy --timeout 120 --control "$tmp/$T.ctl" 2>&1)
+	tap_diag "$line"
+	sleep 1
+	tap_check "$T: the next heavy sweep reads that CA's QoS blocks again" \
+		grep -qE 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)' <(after "$tmp/$T.log" "$n")
+	tap_is "$T: ... and points it back at loomd" "$(smlid_of "$1")" "$was"
+}
+
 check_case() { # TOPO LOOMD-ARGS...
-	local topo=$1 rc line ca sw in out n i port
+	local topo=$1 rc line ca sw in out n i port sm
 	shift
 	if ! sim_start q "$topo"; then
 		tap_check "$T: simulator starts" false
@@ -278,6 +302,9 @@ check_case() { # TOPO LOOMD-ARGS...
 			grep -qE 'sweep: .*P_Keys [0-9]+ ms \([1-9][0-9]* SMPs\)' <(after "$tmp/$T.log" "$n")
 	fi
 	leaf_back "$topo"
+	# A CA other than loomd's own (whose LID is the MasterSMLID of all).
+	sm=$(smlid_of "$(awk '$1 == "C" { print $2; exit }' "$tmp/$T.ports")")
+	other_sm "$(awk -v sm="$sm" '$1 == "C" && $2 != sm { print $2; exit }' "$tmp/$T.ports")"
 	rc=0
 	sim_signal q TERM 2>/dev/null
 	wait "$pid" || rc=$?

@@ -4,7 +4,8 @@
  * (fabric/prog_cache.c): which nodes' cached LFT and QoS tables are
  * forgotten between two models. A link down leaves a switch's; a CA whose
  * Active port went down, and a switch whose every external Active port
- * did, lose theirs. A leaf and its hosts cut off and back with their own
+ * did, lose theirs, and so do nodes another SM set up (LID, MasterSMLID).
+ * A leaf and its hosts cut off and back with their own
  * links still Active keep theirs until the next whole sweep; back reset
  * (ports Init), with another LID or another MasterSMLID, they lose them;
  * a takeover forgets everything, the nodes away too.
@@ -192,6 +193,23 @@ static void test_switch_reset_in_place(void **state)
 	trip_end(&t);
 }
 
+/* Another SM set up ports the last model had as this one's: their nodes are read again. */
+static void test_other_sm_in_place(void **state)
+{
+	struct trip t;
+
+	(void)state;
+	trip_start(&t);
+	port(&t.b, "l1", 0)->pi.sm_lid = SM_LID + 1;
+	port(&t.b, "h2", 1)->pi.lid++;
+	step(t.c, &t.a, &t.b);
+	assert_false(trip_kept(&t, "l1"));
+	assert_false(trip_kept(&t, "h2"));
+	assert_true(trip_kept(&t, "h1"));
+	assert_true(trip_kept(&t, "s1"));
+	trip_end(&t);
+}
+
 /* The uplinks back, the leaf's and hosts' own links never down: all kept, checked later. */
 static void test_back_kept(void **state)
 {
@@ -293,6 +311,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_link_down),
 		cmocka_unit_test(test_switch_reset_in_place),
+		cmocka_unit_test(test_other_sm_in_place),
 		cmocka_unit_test(test_back_kept),
 		cmocka_unit_test(test_back_host_reset),
 		cmocka_unit_test(test_back_switch_reset),
