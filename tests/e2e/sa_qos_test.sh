@@ -126,6 +126,14 @@ wait_after() { # FILE N RE
 	return 1
 }
 
+# loom sweep --heavy, its line in the caller's line, the log's length before it in n.
+heavy_now() {
+	n=$(wc -l <"$tmp/$T.log")
+	line=$("$LOOM" sweep --heavy --timeout 120 --control "$tmp/$T.ctl" 2>&1)
+	tap_diag "$line"
+	sleep 1 # the sweep's debug lines
+}
+
 # A leaf's uplinks all down, then back: the leaf and its hosts were cut
 # off, not reset (their own links stayed Active, their LIDs and MasterSMLID
 # as loomd set them), so the targeted sweeps that find them back read none
@@ -167,10 +175,7 @@ leaf_back() { # TOPO
 	sq back SL2VL
 	tap_check "$T: ... and saquery SL2VL answers them" \
 		test -z "$(diff "$tmp/$T.back.sl2vl" <(sa_sl2vl "$tmp/$T.back.out"))"
-	n=$(wc -l <"$tmp/$T.log")
-	line=$("$LOOM" sweep --heavy --timeout 120 --control "$tmp/$T.ctl" 2>&1)
-	tap_diag "$line"
-	sleep 1
+	heavy_now
 	tap_check "$T: the next whole sweep reads them again" \
 		grep -qE 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)' <(after "$tmp/$T.log" "$n")
 	tap_check "$T: ... and finds them right (0 QoS blocks sent, no P_Key block)" \
@@ -192,10 +197,7 @@ other_sm() { # CA-LID
 	was=$(smlid_of "$1")
 	sim_run q ibportstate "$1" 1 smlid 99 >/dev/null 2>&1
 	tap_is "$T: ibportstate points LID $1's MasterSMLID at 99 (loomd's: $was)" "$(smlid_of "$1")" 99
-	n=$(wc -l <"$tmp/$T.log")
-	line=$("$LOOM" sweep --heavy --timeout 120 --control "$tmp/$T.ctl" 2>&1)
-	tap_diag "$line"
-	sleep 1
+	heavy_now
 	tap_check "$T: the next heavy sweep reads that CA's QoS blocks again" \
 		grep -qE 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)' <(after "$tmp/$T.log" "$n")
 	tap_is "$T: ... and points it back at loomd" "$(smlid_of "$1")" "$was"
