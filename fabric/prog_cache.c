@@ -2,9 +2,8 @@
 /*
  * The cache of fabric/prog.h: node GUID -> its LFT as last programmed, its
  * SL-to-VL and VL arbitration tables and its ports' first P_Key blocks as
- * last read or set; and which nodes
- * look reset since the last model (or since they left it), their tables to
- * be read again.
+ * last read or set; and which nodes look reset since the last model (or
+ * since they left it), their tables to be read again.
  */
 #include <errno.h>
 #include <stdlib.h>
