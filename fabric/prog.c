@@ -187,6 +187,7 @@ static void on_reply(void *arg, int status, const uint8_t *resp, size_t len)
 			prog_lft_reply(g, q, resp, len);
 			break;
 		case PREQ_PKEY_GET:
+		case PREQ_PKEY_SET:
 			prog_pkey_reply(g, q, resp, len);
 			break;
 		case PREQ_SL2VL_GET:
@@ -198,8 +199,6 @@ static void on_reply(void *arg, int status, const uint8_t *resp, size_t len)
 		case PREQ_MFT_GET:
 		case PREQ_MFT_SET:
 			prog_mft_reply(g, q, resp, len);
-			break;
-		case PREQ_PKEY_SET:
 			break;
 		}
 	}

@@ -163,9 +163,9 @@ struct prog_report {
 
 /*
  * The LFTs as last programmed, by switch GUID, and the SL-to-VL and VL
- * arbitration tables as last read or set, by node GUID, kept from sweep to
- * sweep so that a sweep diffs against memory instead of reading every block
- * back.
+ * arbitration tables (and, for targeted sweeps, the ports' first P_Key
+ * blocks) as last read or set, by node GUID, kept from sweep to sweep so
+ * that a sweep diffs against memory instead of reading every block back.
  */
 struct prog_cache;
 int prog_cache_new(struct prog_cache **out);
@@ -177,13 +177,17 @@ void prog_cache_free(struct prog_cache *c);
 void prog_cache_forget(struct prog_cache *c, uint64_t guid);
 /*
  * prog_cache_forget() for every node of sn that looks reset since the last
- * model (old_sn, old_live): new or back, its port count changed, a CA's
- * Active port down, or every Active port of a switch down (prog_cache.c
- * says why). old_sn NULL: every node of sn (a takeover).
+ * model (old_sn, old_live), or since it left a model if it is back: new, its
+ * port count changed, a CA's Active port down, every Active external port
+ * of a switch down, or a LID or MasterSMLID not as that model (or, back, as
+ * it left) had it (prog_cache.c says why). A node back that keeps its tables is read again
+ * by the next prog_cache_recheck(). old_sn NULL: every node (a takeover).
  */
 void prog_cache_forget_reset(struct prog_cache *c, const struct subnet *old_sn,
 			     const struct disc_live *old_live, const struct subnet *sn,
 			     const struct disc_live *live);
+/* A whole heavy sweep: the nodes back that kept their tables are read again now. */
+void prog_cache_recheck(struct prog_cache *c);
 static inline void prog_cache_freep(struct prog_cache **c)
 {
 	prog_cache_free(*c);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The cache of fabric/prog.h: node GUID -> its LFT as last programmed, its
- * SL-to-VL and VL arbitration tables as last read or set; which nodes
- * look reset since the last model, their tables to be read again; and
- * which no SM has configured, their tables to be set without a read.
+ * SL-to-VL and VL arbitration tables and its ports' first P_Key blocks as
+ * last read or set; which nodes look reset since the last model (or since
+ * they left it), their tables to be read again; and which no SM has
+ * configured, their tables to be set without a read.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +31,14 @@ static void qos_tab_free(struct prog_qos_tab *t)
 	free(t);
 }
 
+static void pkey_tab_free(struct prog_lft *e)
+{
+	free(e->pkey);
+	free(e->pkey_known);
+	e->pkey = NULL;
+	e->pkey_known = NULL;
+}
+
 void prog_cache_free(struct prog_cache *c)
 {
 	if (!c)
@@ -38,6 +47,8 @@ void prog_cache_free(struct prog_cache *c)
 		free(c->e[i].lft);
 		free(c->e[i].known);
 		qos_tab_free(c->e[i].qos);
+		pkey_tab_free(&c->e[i]);
+		free(c->e[i].seen);
 	}
 	free(c->e);
 	itab_free(&c->by_guid);
@@ -141,6 +152,20 @@ struct prog_qos_tab *prog_qos_tab(struct prog_lft *e, uint8_t nports)
 	return e->qos;
 }
 
+int prog_pkey_tab(struct prog_lft *e, uint8_t nports)
+{
+	if (e->pkey && e->pkey_nports == nports)
+		return 0;
+	pkey_tab_free(e);
+	e->pkey = calloc((size_t)nports + 1, sizeof(*e->pkey));
+	e->pkey_known = calloc((size_t)nports + 1, 1);
+	e->pkey_nports = nports;
+	if (e->pkey && e->pkey_known)
+		return 0;
+	pkey_tab_free(e);
+	return -ENOMEM;
+}
+
 void prog_cache_forget(struct prog_cache *c, uint64_t guid)
 {
 	struct prog_lft *e = prog_cache_find(c, guid);
@@ -151,49 +176,147 @@ void prog_cache_forget(struct prog_cache *c, uint64_t guid)
 		memset(e->known, 0, e->len / SMP_LFT_BLOCK + 1);
 	qos_tab_free(e->qos);
 	e->qos = NULL;
-}
-
-/* A port that was Active in the last model and is not now (or is gone). */
-static bool port_dropped(const struct disc_live *was_live, uint32_t old,
-			 const struct disc_live *live, uint32_t pi)
-{
-	const struct disc_port *was = &was_live->port[old], *now = &live->port[pi];
-
-	return was->have_pi && was->pi.state == SMP_PORT_ACTIVE &&
-	       (!now->have_pi || now->pi.state < SMP_PORT_ACTIVE);
+	pkey_tab_free(e);
+	e->unverified = false;
 }
 
 /*
- * A node looks reset when it is new or back, its port count changed, or:
- * a CA (or router) when a port that was Active is not now (a driver restart
- * takes it down); a switch only when every port that was Active is not now.
- * A reset takes them all down, while a link down or a leaf's uplinks down
- * leave the switch's tables as they were, and reading every SL2VL pair of a
- * switch again would cost an event far more than the event itself.
+ * Which nodes look reset. A reset (power cycle, firmware update, driver
+ * restart) takes a node's every port down; they come back in Init and only
+ * an SM makes them Active again (IBA 14.2.5.6, 7.2). A port that was Active
+ * and still is, with the LID and MasterSMLID this SM gave it, was not reset
+ * by anyone. So a node looks reset when it is new, its port count changed,
+ * a port that carries a LID holds another LID or MasterSMLID than the last
+ * model (or, back, than when it left) saw (another SM set it up: one that
+ * the light sweeps' MasterSMLID checks found, whose heavy sweep now reads
+ * that node's tables again, or a standby on the island it was cut off
+ * into), or:
+ *   - a CA (or router): a port that was Active is not now (a driver restart
+ *     may bring one port down and nothing else);
+ *   - a switch: every external port that was Active is not now. A link down,
+ *     or a leaf's uplinks all down, leaves its tables as they were, and
+ *     reading every SL2VL pair of a 36-port switch again would cost an event
+ *     far more than the event itself. Port 0 does not count: ibsim (and IBA
+ *     14.2.5.6 for a base switch port 0) keeps it Active whatever happens.
+ * That holds for a node that stayed in the model and for one that comes
+ * back (cut off with a leaf's uplinks, its own links never down): the
+ * latter is judged against its ports as they were when it left. What the
+ * ports cannot tell (another SM that rewrote tables but left every LID and
+ * MasterSMLID as they were, a tool writing blocks by hand) the ports of no
+ * node tell; a node kept on their word is marked, and the next whole heavy
+ * sweep (sm.heavy-sweep-interval; loom sweep --heavy) reads its tables
+ * again: a wrong guess lasts until then, the event itself reads nothing.
  */
+
+static bool lid_port(bool sw, unsigned p)
+{
+	return sw ? p == 0 : p > 0;
+}
+
+static struct prog_seen seen_of(const struct disc_live *live, uint32_t pi)
+{
+	const struct disc_port *dp = &live->port[pi];
+
+	if (!dp->have_pi)
+		return (struct prog_seen){ 0 };
+	return (struct prog_seen){ .lid = dp->pi.lid, .sm_lid = dp->pi.sm_lid,
+				   .state = dp->pi.state ? dp->pi.state : 1 };
+}
+
+/*
+ * Node n of sn (in live) against its ports as they were (was[0..nports]);
+ * back: it was out of the model since.
+ */
+static bool looks_reset(const struct subnet *sn, uint32_t n, const struct disc_live *live,
+			const struct prog_seen *was, bool back)
+{
+	const struct subnet_node *nd = &sn->node[n];
+	bool sw = nd->type == NODE_SWITCH;
+	unsigned active = 0, dropped = 0;
+
+	for (unsigned p = 0; p <= nd->nports; p++) {
+		struct prog_seen now = seen_of(live, subnet_port_idx(sn, n, (uint8_t)p));
+
+		if (lid_port(sw, p) && was[p].state >= SMP_PORT_INIT &&
+		    now.state >= SMP_PORT_INIT &&
+		    (now.lid != was[p].lid || now.sm_lid != was[p].sm_lid))
+			return true;
+		if (was[p].state != SMP_PORT_ACTIVE || (sw && p == 0))
+			continue;
+		active++;
+		if (now.state < SMP_PORT_ACTIVE)
+			dropped++;
+		if (!sw && dropped)
+			return true;
+	}
+	/* Back with no port known Active before: nothing vouches for it. */
+	return back ? dropped == active : sw && active && dropped == active;
+}
+
+/* A node of old_sn that sn lacks: its ports as it leaves, kept in its entry (if any). */
+static void remember(struct prog_cache *c, const struct subnet *old_sn,
+		     const struct disc_live *old_live, uint32_t n)
+{
+	const struct subnet_node *nd = &old_sn->node[n];
+	struct prog_lft *e = prog_cache_find(c, nd->guid);
+
+	if (!e)
+		return;
+	free(e->seen);
+	e->seen = calloc((size_t)nd->nports + 1, sizeof(*e->seen));
+	e->seen_nports = nd->nports;
+	for (unsigned p = 0; e->seen && p <= nd->nports; p++)
+		e->seen[p] = seen_of(old_live, subnet_port_idx(old_sn, n, (uint8_t)p));
+}
+
+/* Node n of sn, not in the last model: reset unless its ports as it left vouch for it. */
+static void judge_back(struct prog_cache *c, const struct subnet *sn,
+		       const struct disc_live *live, uint32_t n)
+{
+	struct prog_lft *e = prog_cache_find(c, sn->node[n].guid);
+
+	if (!e)
+		return;
+	if (!e->seen || e->seen_nports != sn->node[n].nports ||
+	    looks_reset(sn, n, live, e->seen, true))
+		prog_cache_forget(c, e->guid);
+	else
+		e->unverified = true;
+	free(e->seen);
+	e->seen = NULL;
+}
+
 void prog_cache_forget_reset(struct prog_cache *c, const struct subnet *old_sn,
 			     const struct disc_live *old_live, const struct subnet *sn,
 			     const struct disc_live *live)
 {
+	if (!old_sn) { /* a takeover: nothing known holds, nothing vouches for a node gone */
+		for (uint32_t i = 0; i < c->n; i++) {
+			prog_cache_forget(c, c->e[i].guid);
+			free(c->e[i].seen);
+			c->e[i].seen = NULL;
+		}
+		return;
+	}
+	for (uint32_t n = 0; n < old_sn->n_nodes; n++)
+		if (subnet_find_guid(sn, old_sn->node[n].guid) == SUBNET_NONE)
+			remember(c, old_sn, old_live, n);
 	for (uint32_t n = 0; n < sn->n_nodes; n++) {
 		const struct subnet_node *nd = &sn->node[n];
-		uint32_t old = old_sn ? subnet_find_guid(old_sn, nd->guid) : SUBNET_NONE;
-		bool reset = old == SUBNET_NONE || old_sn->node[old].nports != nd->nports;
-		bool sw = nd->type == NODE_SWITCH;
-		unsigned was = 0, dropped = 0;
+		uint32_t old = subnet_find_guid(old_sn, nd->guid);
+		struct prog_seen was[256];
 
-		for (unsigned p = 0; !reset && p <= nd->nports; p++) {
-			uint32_t op = subnet_port_idx(old_sn, old, (uint8_t)p);
-
-			if (!old_live->port[op].have_pi ||
-			    old_live->port[op].pi.state != SMP_PORT_ACTIVE)
-				continue;
-			was++;
-			if (port_dropped(old_live, op, live, subnet_port_idx(sn, n, (uint8_t)p)))
-				dropped++;
-			reset = !sw && dropped;
+		if (old == SUBNET_NONE) {
+			judge_back(c, sn, live, n);
+			continue;
 		}
-		if (reset || (sw && was && dropped == was))
+		if (old_sn->node[old].nports != nd->nports) {
+			prog_cache_forget(c, nd->guid);
+			continue;
+		}
+		for (unsigned p = 0; p <= nd->nports; p++)
+			was[p] = seen_of(old_live, subnet_port_idx(old_sn, old, (uint8_t)p));
+		if (looks_reset(sn, n, live, was, false))
 			prog_cache_forget(c, nd->guid);
 	}
 }
@@ -246,4 +369,11 @@ int prog_fresh_nodes(const struct subnet *sn, const struct disc_live *live, uint
 		f[n] = node_fresh(sn, live, n);
 	*out = f;
 	return 0;
+}
+
+void prog_cache_recheck(struct prog_cache *c)
+{
+	for (uint32_t i = 0; i < c->n; i++)
+		if (c->e[i].unverified)
+			prog_cache_forget(c, c->e[i].guid);
 }

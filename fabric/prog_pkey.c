@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Programming P_Key tables: each block read, sent only if it differs; on a
- * node no SM had configured (prog_fresh_nodes()), sent without a read.
+ * node no SM had configured (prog_fresh_nodes()), sent without a read. A
+ * targeted sweep trusts the cache (prog_cache.c) for block 0, the one most
+ * ports have: known and as wanted, neither read nor sent; known and not,
+ * sent without a read. A heavy sweep reads every block (and fills the cache).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,14 +42,25 @@ static uint32_t pkey_mod(const struct prog *g, uint32_t pi, uint32_t b)
 	return smp_pkey_mod(subnet_is_switch(g->sn, p->node) ? p->num : 0, (uint16_t)b);
 }
 
-/* Send block b of port pi unless have (NULL: not read) says the port holds it already. */
-static void send_block(struct prog *g, uint32_t pi, uint32_t b, const uint16_t *have)
+/* The cache's block 0 of port pi's table, *known its flag; NULL if none (or ENOMEM). */
+static uint16_t *cached(struct prog *g, uint32_t pi, uint8_t **known)
 {
-	uint16_t want[SMP_PKEY_BLOCK];
+	const struct subnet_port *p = &g->sn->port[pi];
+	const struct subnet_node *n = &g->sn->node[p->node];
+	struct prog_lft *e;
+
+	if (!g->cache || !(e = prog_cache_get(g->cache, n->guid)) ||
+	    prog_pkey_tab(e, n->nports) < 0)
+		return NULL;
+	*known = &e->pkey_known[p->num];
+	return e->pkey[p->num];
+}
+
+static void send_block(struct prog *g, uint32_t pi, uint32_t b, const uint16_t want[SMP_PKEY_BLOCK])
+{
 	struct smp_req r = { .method = SMP_SET, .attr_id = SMP_ATTR_PKEY_TABLE };
 
-	want_pkeys(g, pi, b, want);
-	if ((have && !memcmp(have, want, sizeof(want))) || !prog_port_route(g, pi, &r))
+	if (!prog_port_route(g, pi, &r))
 		return;
 	r.attr_mod = pkey_mod(g, pi, b);
 	smp_encode_pkeys(want, r.data);
@@ -54,13 +68,42 @@ static void send_block(struct prog *g, uint32_t pi, uint32_t b, const uint16_t *
 	prog_submit(g, &r, PREQ_PKEY_SET, pi, b, 0);
 }
 
+/* A GetResp to a Get or a Set: block 0 cached; after a Get, the block sent if it differs. */
 void prog_pkey_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
 {
-	uint16_t have[SMP_PKEY_BLOCK];
+	uint16_t have[SMP_PKEY_BLOCK], want[SMP_PKEY_BLOCK];
+	uint8_t *known = NULL;
+	uint16_t *c = q->block == 0 ? cached(g, q->idx, &known) : NULL;
 
 	if (smp_decode_pkeys(resp, len, have) < 0)
 		return;
-	send_block(g, q->idx, q->block, have);
+	if (c) {
+		memcpy(c, have, sizeof(have));
+		*known = 1;
+	}
+	want_pkeys(g, q->idx, q->block, want);
+	if (q->kind != PREQ_PKEY_GET || !memcmp(have, want, sizeof(have)))
+		return;
+	if (c)
+		*known = 0; /* until the Set's GetResp says what the port took */
+	send_block(g, q->idx, q->block, want);
+}
+
+/* A targeted sweep and block 0 known: left alone if as wanted, else sent. True if done so. */
+static bool from_cache(struct prog *g, uint32_t pi, uint32_t b)
+{
+	uint16_t want[SMP_PKEY_BLOCK];
+	uint8_t *known = NULL;
+	uint16_t *c;
+
+	if (!g->o->only || b != 0 || !(c = cached(g, pi, &known)) || !*known)
+		return false;
+	want_pkeys(g, pi, b, want);
+	if (memcmp(c, want, sizeof(want))) {
+		*known = 0;
+		send_block(g, pi, b, want);
+	}
+	return true;
 }
 
 void prog_program_pkeys(struct prog *g)
@@ -86,9 +129,14 @@ void prog_program_pkeys(struct prog *g)
 			struct smp_req r = { .method = SMP_GET, .attr_id = SMP_ATTR_PKEY_TABLE,
 					     .attr_mod = pkey_mod(g, pi, b) };
 
+			if (from_cache(g, pi, b))
+				continue;
 			/* A node no SM had configured holds what a reset left: set, unread. */
 			if (g->fresh[g->sn->port[pi].node]) {
-				send_block(g, pi, b, NULL);
+				uint16_t want[SMP_PKEY_BLOCK];
+
+				want_pkeys(g, pi, b, want);
+				send_block(g, pi, b, want);
 				continue;
 			}
 			if (!prog_port_route(g, pi, &r))

@@ -21,6 +21,16 @@ struct prog_qos_tab {
 	uint8_t *sl2vl_known, *vlarb_known;
 };
 
+/*
+ * A port as the last model that held its node had it (prog_cache.c): its
+ * state (0: no PortInfo read), and on a port that carries a LID (a CA
+ * port, a switch's port 0) that LID and its MasterSMLID.
+ */
+struct prog_seen {
+	uint16_t lid, sm_lid;
+	uint8_t state;
+};
+
 /* One switch's LFT as we last saw or set it; known[b]: block b is what the switch holds. */
 struct prog_lft {
 	uint64_t guid;
@@ -30,6 +40,22 @@ struct prog_lft {
 	bool no_enforce; /* a switch that drops PartitionEnforcement bits (ibsim does) */
 	uint8_t drops;   /* SMP_KNOB_*: PortInfo knobs the node does not keep (ibsim: VLHighLimit, VLStallCount) */
 	struct prog_qos_tab *qos; /* NULL: none known (CAs too: by NodeGUID) */
+	/*
+	 * Block 0 of each port's P_Key table (by port number) as last read or
+	 * set; pkey_known[p]: port p's is what the node holds. Only targeted
+	 * sweeps trust it: a heavy sweep reads every block. NULL: none known.
+	 */
+	uint16_t (*pkey)[SMP_PKEY_BLOCK];
+	uint8_t *pkey_known;
+	uint8_t pkey_nports;
+	/*
+	 * The node left the model: its ports (0..seen_nports) as it left.
+	 * NULL while it is in the model, or when nothing is known.
+	 */
+	struct prog_seen *seen;
+	uint8_t seen_nports;
+	/* Back, and kept its tables on its ports' word: the next whole sweep reads them. */
+	bool unverified;
 };
 
 struct prog_cache {
@@ -91,6 +117,8 @@ int prog_lft_size(struct prog_lft *e, uint32_t len);
 int prog_fresh_nodes(const struct subnet *sn, const struct disc_live *live, uint8_t **out);
 /* e's QoS tables, made (all unknown) for a node of nports ports; NULL on ENOMEM. */
 struct prog_qos_tab *prog_qos_tab(struct prog_lft *e, uint8_t nports);
+/* e's P_Key blocks 0 (e->pkey), made (all unknown) for a node of nports ports: 0 or -ENOMEM. */
+int prog_pkey_tab(struct prog_lft *e, uint8_t nports);
 
 /* prog.c, for the table phases in prog_lft.c, prog_pkey.c, prog_qos.c and prog_mft.c. */
 bool prog_port_route(const struct prog *g, uint32_t pi, struct smp_req *r);

@@ -71,6 +71,17 @@ struct loomd {
  */
 int loomd_reload(struct loomd *d, const char *who, FILE *out);
 
+/*
+ * Port changes come in bursts: a leaf's uplinks going down send a trap from
+ * each spine within a few milliseconds, and a light sweep may see the first
+ * spine's PortStateChange before the others'. A targeted sweep started at
+ * the first sees one reporter, probes the leaf through links not yet known
+ * to be down (a timeout, 0.8 s), and a second one reads the others' ports;
+ * started this long after the first trap or light sweep that saw a change,
+ * one sweep sees them all.
+ */
+#define DAEMON_GATHER_MS 20
+
 /* daemon_sweep.c: the sweep timer's turn and what the sweeps log. */
 void daemon_log_msgs(const struct diag *d);
 /* One heavy sweep, logged, its view handed to the SA. 0 or -errno. */

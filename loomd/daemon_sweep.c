@@ -263,6 +263,12 @@ int daemon_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 		if (r == 0)
 			log_sweep(d, &st, changed || !st.up);
 	}
+	/* A change the light sweep saw may be the first of a burst (daemon.h): its sweep soon. */
+	if (r == 0 && changed && !asked && !d->agent.resweep) {
+		d->agent.resweep = true;
+		sd_event_source_set_time(s, usec + DAEMON_GATHER_MS * 1000ULL);
+		return 0;
+	}
 	if (r < 0 || changed || !d->sw.up || d->agent.resweep)
 		r = daemon_heavy(d, &st);
 	/* After a light sweep, the SMs the master knows (heavy(): after a heavy one). */

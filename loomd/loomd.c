@@ -51,7 +51,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
-/* Between sweeps: requests to the SM arrive here; a trap 128 asks for a sweep now. */
+/* Between sweeps: requests to the SM arrive here; a trap 128 asks for a sweep (soon). */
 static void umad_input(struct loomd *d)
 {
 	int r;
@@ -63,10 +63,13 @@ static void umad_input(struct loomd *d)
 	if (d->ha_on && smstate_shown(&d->ha.sm) != SMP_SM_MASTER)
 		d->agent.resweep = false;
 	if (d->agent.resweep) {
-		uint64_t now;
+		uint64_t now, at, soon;
 
 		sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
-		sd_event_source_set_time(d->sweep_timer, now);
+		soon = now + DAEMON_GATHER_MS * 1000ULL;
+		/* The first trap of a burst sets the time; the others do not put it off. */
+		if (sd_event_source_get_time(d->sweep_timer, &at) < 0 || at > soon)
+			sd_event_source_set_time(d->sweep_timer, soon);
 	}
 }
 

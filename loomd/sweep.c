@@ -331,6 +331,9 @@ int sweep_apply(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 	/* After a takeover all of them: another master had the fabric meanwhile. */
 	prog_cache_forget_reset(s->cache, s->sn && !s->takeover ? s->sn : NULL, &s->live, sn,
 				live);
+	/* A whole heavy sweep checks what a targeted one took on trust (prog.h). */
+	if (!s->only)
+		prog_cache_recheck(s->cache);
 	if (r == 0)
 		r = damp(s, sn, &flaps);
 	if (r == 0) {

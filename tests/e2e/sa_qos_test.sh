@@ -13,7 +13,12 @@
 # and the LID / LID/in/out / LID/port/block filters give exactly their part.
 # The bring-up sets those tables without reading them (the fabric is fresh:
 # fabric/prog_cache.c, prog_fresh_nodes()). A second heavy sweep (loom
-# sweep --heavy) then sends no QoS block.
+# sweep --heavy) then sends no QoS block. After
+# events, QoS blocks are read again only where a node may have lost them:
+# not after a switch link bounce, nor for a leaf and its hosts back from
+# behind their uplinks (until the next whole sweep), but for a host whose
+# link went Down and back, and for a CA another SM set up (its
+# MasterSMLID), whose blocks the next heavy sweep reads.
 # Fabrics: a 2-level fat tree (k=4) with no loom.yaml at all (ftree: no SLs),
 # the same with the shipped contrib/loom.yaml (its qos: classes), and a
 # 5x3 torus with an empty loom.yaml (auto: vlayered, its SL-to-VL map over
@@ -111,8 +116,97 @@ smp_tables() { # PORTS-FILE SL2VL-OUT VLARB-OUT
 	LC_ALL=C sort -o "$3" "$3"
 }
 
+# The lines of FILE after its first N.
+after() { tail -n +"$(($2 + 1))" "$1"; }
+# Wait (20 s at most) until FILE has a line matching RE after its first N.
+wait_after() { # FILE N RE
+	local i
+	for ((i = 0; i < 200; i++)); do
+		after "$1" "$2" | grep -qE -- "$3" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# loom sweep --heavy, its line in the caller's line, the log's length before it in n.
+heavy_now() {
+	n=$(wc -l <"$tmp/$T.log")
+	line=$("$LOOM" sweep --heavy --timeout 120 --control "$tmp/$T.ctl" 2>&1)
+	tap_diag "$line"
+	sleep 1 # the sweep's debug lines
+}
+
+# A leaf's uplinks all down, then back: the leaf and its hosts were cut
+# off, not reset (their own links stayed Active, their LIDs and MasterSMLID
+# as loomd set them), so the targeted sweeps that find them back read none
+# of their QoS blocks again (fabric/prog_cache.c), and smpquery and saquery
+# read the same tables as before; the next whole sweep (loom sweep --heavy,
+# the safety net) reads the leaf's and its hosts' blocks again, finding
+# them right. Fat trees only (a leaf with uplinks to spines).
+leaf_back() { # TOPO
+	local -a up
+	local leaf n line
+	mapfile -t up < <(sim_topo_links "$1" | awk -F'\t' '$1 ~ /leaf/ && $3 ~ /spine/ {
+		if ($1 != l) s = ""; l = $1; s = s "\"" $1 "\"[" $2 "]\n" } END { printf "%s", s }')
+	[ ${#up[@]} -gt 1 ] || return 0
+	leaf=${up[0]#\"}
+	leaf=${leaf%%\"*}
+	n=$(wc -l <"$tmp/$T.log")
+	sim_console q "${up[@]/#/Unlink }"
+	tap_check "$T: \"$leaf\" with its uplinks down is gone" \
+		wait_after "$tmp/$T.log" "$n" "event: node gone: switch .*\"$leaf\""
+	sleep 1
+	n=$(wc -l <"$tmp/$T.log")
+	sim_console q "${up[@]/#/ReLink }"
+	tap_check "$T: ... and back with them up" \
+		wait_after "$tmp/$T.log" "$n" "event: node new: switch .*\"$leaf\""
+	sleep 2
+	tap_diag "$(after "$tmp/$T.log" "$n" | grep -E 'sweep [0-9]+ \(|sweep: ')"
+	tap_check "$T: the sweeps that find \"$leaf\" back are targeted ones, that route and program" \
+		test -n "$(after "$tmp/$T.log" "$n" | grep -E 'heavy sweep: .*LFTs')" -a \
+		-z "$(after "$tmp/$T.log" "$n" | grep -E 'sweep [0-9]+ \(heavy\)')"
+	tap_check "$T: ... and read no QoS block of it or its hosts again" \
+		test -z "$(after "$tmp/$T.log" "$n" | grep -E 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)')"
+	tap_check "$T: ... nor a P_Key block (a targeted sweep trusts what it knows of block 0)" \
+		test -z "$(after "$tmp/$T.log" "$n" | grep -E 'sweep: .*P_Keys [0-9]+ ms \([1-9][0-9]* SMPs\)')"
+	smp_tables "$tmp/$T.ports" "$tmp/$T.back.sl2vl" "$tmp/$T.back.vlarb"
+	tap_check "$T: smpquery reads the same SL2VL and VLArb tables as before" \
+		test -s "$tmp/$T.back.sl2vl" -a -z "$(diff "$tmp/$T.smp.sl2vl" "$tmp/$T.back.sl2vl")" -a \
+		-z "$(diff "$tmp/$T.smp.vlarb" "$tmp/$T.back.vlarb")" ||
+		tap_diag "$(diff "$tmp/$T.smp.sl2vl" "$tmp/$T.back.sl2vl" | head -n 6)"
+	sq back SL2VL
+	tap_check "$T: ... and saquery SL2VL answers them" \
+		test -z "$(diff "$tmp/$T.back.sl2vl" <(sa_sl2vl "$tmp/$T.back.out"))"
+	heavy_now
+	tap_check "$T: the next whole sweep reads them again" \
+		grep -qE 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)' <(after "$tmp/$T.log" "$n")
+	tap_check "$T: ... and finds them right (0 QoS blocks sent, no P_Key block)" \
+		test -n "$(grep -E '^sweep [0-9]+ \(heavy\): .* 0 QoS blocks' <<<"$line" |
+			grep -vE ' [1-9][0-9]* P_Key blocks')"
+}
+
+# The MasterSMLID (PortInfo:SMLid) of port 1 of the CA with LID L.
+smlid_of() { # L
+	sim_run q smpquery portinfo "$1" 1 2>/dev/null | sed -nE 's/^SMLid:\.*([0-9]+)$/\1/p'
+}
+
+# A CA set up by another SM (ibportstate points its MasterSMLID elsewhere,
+# as an SM that took it over would): the next heavy sweep reads its QoS
+# blocks again (a second heavy sweep reads none otherwise) and points it
+# back at loomd.
+other_sm() { # CA-LID
+	local n line was
+	was=$(smlid_of "$1")
+	sim_run q ibportstate "$1" 1 smlid 99 >/dev/null 2>&1
+	tap_is "$T: ibportstate points LID $1's MasterSMLID at 99 (loomd's: $was)" "$(smlid_of "$1")" 99
+	heavy_now
+	tap_check "$T: the next heavy sweep reads that CA's QoS blocks again" \
+		grep -qE 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)' <(after "$tmp/$T.log" "$n")
+	tap_is "$T: ... and points it back at loomd" "$(smlid_of "$1")" "$was"
+}
+
 check_case() { # TOPO LOOMD-ARGS...
-	local topo=$1 rc line ca sw in out n i port
+	local topo=$1 rc line ca sw in out n i port sm
 	shift
 	if ! sim_start q "$topo"; then
 		tap_check "$T: simulator starts" false
@@ -192,21 +286,32 @@ check_case() { # TOPO LOOMD-ARGS...
 	sleep 1
 	tap_check "$T: after a bounce of \"$sw\"[$port], no QoS block is read again" \
 		test -z "$(tail -n +"$((n + 1))" "$tmp/$T.log" | grep -E 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)')"
-	# A host that goes and comes back (a reboot resets its port's tables):
-	# its CA's blocks are read again (ibsim keeps them: found right, not sent).
+	# A host whose link goes Down and back (as a reboot does: its port
+	# comes back Init, its tables may be lost): the targeted sweep that
+	# finds it back reads its CA's blocks again (ibsim keeps them: found
+	# right, not sent), before any whole sweep.
 	read -r sw port < <(awk -F'\t' 'NR == FNR { if ($1 == "Switch") s[$2] = 1; next }
-		($1 in s) && !($3 in s) { print $1 "\t" $2; exit }' <(sim_topo_nodes "$topo") \
+		($1 in s) && !($3 in s) { l = $1 "\t" $2 } END { print l }' <(sim_topo_nodes "$topo") \
 		<(sim_topo_links "$topo") | tr '\t' ' ')
 	n=$(wc -l <"$tmp/$T.log")
-	sim_console q "Unlink \"$sw\"[$port]" && sleep 1 && sim_console q "ReLink \"$sw\"[$port]"
+	sim_console q "Unlink \"$sw\"[$port]"
+	wait_after "$tmp/$T.log" "$n" 'event: (node gone: CA|link down: .* CA)'
+	sim_console q "ReLink \"$sw\"[$port]"
+	wait_after "$tmp/$T.log" "$n" 'event: (node new: CA|link up: .* CA)'
 	sleep 1
-	line=$("$LOOM" sweep --heavy --timeout 120 --control "$tmp/$T.ctl" 2>&1)
-	tap_diag "$line"
-	sleep 1
-	tap_check "$T: after a host behind \"$sw\"[$port] went and came back, its QoS blocks are read again" \
-		grep -qE 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)' <(tail -n +"$((n + 1))" "$tmp/$T.log")
-	tap_check "$T: ... and left as they were (0 QoS blocks sent)" \
-		grep -qE '^sweep [0-9]+ \(heavy\): .* 0 QoS blocks' <<<"$line"
+	tap_diag "$(after "$tmp/$T.log" "$n" | grep -E 'sweep [0-9]+ \(')"
+	tap_check "$T: after the host behind \"$sw\"[$port] went Down and came back, a targeted sweep reads its QoS blocks again" \
+		grep -qE 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)' <(after "$tmp/$T.log" "$n")
+	tap_check "$T: ... and leaves them as they were (0 QoS blocks sent)" \
+		test -z "$(after "$tmp/$T.log" "$n" | grep -E 'sweep [0-9]+ \(' | grep -vE ' 0 QoS blocks')"
+	if grep -q 'P_Key blocks' <(after "$tmp/$T.log" "$n"); then
+		tap_check "$T: ... and its P_Key block too" \
+			grep -qE 'sweep: .*P_Keys [0-9]+ ms \([1-9][0-9]* SMPs\)' <(after "$tmp/$T.log" "$n")
+	fi
+	leaf_back "$topo"
+	# A CA other than loomd's own (whose LID is the MasterSMLID of all).
+	sm=$(smlid_of "$(awk '$1 == "C" { print $2; exit }' "$tmp/$T.ports")")
+	other_sm "$(awk -v sm="$sm" '$1 == "C" && $2 != sm { print $2; exit }' "$tmp/$T.ports")"
 	rc=0
 	sim_signal q TERM 2>/dev/null
 	wait "$pid" || rc=$?
