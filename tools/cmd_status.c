@@ -293,17 +293,24 @@ static void reload_usage(FILE *f)
 		"  --control PATH  loomd's control socket (default " CTL_DEFAULT_PATH ")\n");
 }
 
-int cmd_reload(int argc, char **argv)
+/* A command that takes only --timeout and --control and sends one request. */
+static int ask_plain(int argc, char **argv, void (*usage)(FILE *), const char *prog,
+		     enum ctl_req req)
 {
 	struct ctl_args a = { .ms = ASK_MS };
-	int r = parse(argc, argv, reload_usage, &a);
+	int r = parse(argc, argv, usage, &a);
 
 	if (r || a.json || a.heavy || a.pause || a.resume) {
 		if (r == 0)
-			reload_usage(stderr);
+			usage(stderr);
 		return r > 0 ? 0 : 1;
 	}
-	return ask("loom reload", a.path, CTL_RELOAD, a.ms);
+	return ask(prog, a.path, req, a.ms);
+}
+
+int cmd_reload(int argc, char **argv)
+{
+	return ask_plain(argc, argv, reload_usage, "loom reload", CTL_RELOAD);
 }
 
 static void handover_usage(FILE *f)
@@ -322,13 +329,5 @@ static void handover_usage(FILE *f)
 
 int cmd_handover(int argc, char **argv)
 {
-	struct ctl_args a = { .ms = ASK_MS };
-	int r = parse(argc, argv, handover_usage, &a);
-
-	if (r || a.json || a.heavy || a.pause || a.resume) {
-		if (r == 0)
-			handover_usage(stderr);
-		return r > 0 ? 0 : 1;
-	}
-	return ask("loom handover", a.path, CTL_HANDOVER, a.ms);
+	return ask_plain(argc, argv, handover_usage, "loom handover", CTL_HANDOVER);
 }
