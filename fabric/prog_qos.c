@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Programming QoS from loom.yaml's port classes: SL-to-VL mapping tables
- * (IBA 14.2.5.8: one per CA port; per input/output port pair on a switch)
+ * (IBA 14.2.5.8: one per CA port; per input/output port pair on a switch;
+ * none where PortInfo:CapabilityMask lacks IsSLMappingSupported, a switch's
+ * read on its port 0, plan/qos.h qos_has_sl2vl: hardware refuses them there)
  * and VL arbitration tables (14.2.5.9: the low and high priority tables'
  * first 32 entries, as many as the port has room for). Each block is read
  * and sent only if it differs; a block the cache (prog_cache.c) knows is
@@ -252,6 +254,10 @@ static void switch_sl2vl(struct prog *g, uint32_t node)
 {
 	const struct subnet_node *n = &g->sn->node[node];
 
+	if (!qos_has_sl2vl(g->sn, g->live, subnet_port_idx(g->sn, node, 0))) {
+		g->rep->qos_no_sl_map++;
+		return;
+	}
 	for (unsigned o = 0; o <= n->nports; o++) {
 		uint32_t po = subnet_port_idx(g->sn, node, o);
 
@@ -282,7 +288,9 @@ void prog_program_qos(struct prog *g)
 
 		if (!qos_port(g, pi) || (sw && p->num == 0) || (g->o->only && !g->o->only[pi]))
 			continue;
-		if (!sw) {
+		if (!sw && !qos_has_sl2vl(g->sn, g->live, pi)) {
+			g->rep->qos_no_sl_map++;
+		} else if (!sw) {
 			fold_report(g, pi);
 			ask(g, pi, SMP_ATTR_SL2VL, 0, PREQ_SL2VL_GET);
 		}

@@ -190,6 +190,11 @@ void smp_switch_info_mcast_top(const uint8_t raw[SMP_DATA_SIZE], uint16_t mcast_
 			       uint8_t out[SMP_DATA_SIZE]);
 /* PortInfo:CapabilityMask IsMulticastFDBTopSupported (IBA 14.2.5.6). */
 #define SMP_CAP_MCAST_FDB_TOP 0x40000000u
+/*
+ * PortInfo:CapabilityMask IsSLMappingSupported (IBA 14.2.5.6), host order: the
+ * port has SLtoVLMappingTables (a switch: read on port 0).
+ */
+#define SMP_CAP_SL_MAP 0x00000040u
 /* PortInfo:CapabilityMask IsExtendedSpeedsSupported (IBA 14.2.5.6), host order. */
 #define SMP_CAP_EXT_SPEEDS 0x00004000u
 

@@ -137,7 +137,9 @@ static void walk_sl2vl(struct sa_query *q)
 		const struct subnet_port *p = &s->sn->port[pi];
 		const struct subnet_node *n = &s->sn->node[p->node];
 
-		if (!table_port(s, pi) || !lid_ok(q, pi) || !sa_visible(q, pi))
+		/* IBA 14.2.5.6: a port without IsSLMappingSupported has no such table. */
+		if (!table_port(s, pi) || !qos_has_sl2vl(s->sn, s->live, pi) || !lid_ok(q, pi) ||
+		    !sa_visible(q, pi))
 			continue;
 		if (!subnet_is_switch(s->sn, p->node)) {
 			/* A CA port's one table: both port numbers reserved (IBA 15.2.5.10). */

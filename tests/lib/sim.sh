@@ -400,7 +400,9 @@ _sim_preload() {
 			p=$d/libagent_guard.so:$p:$d/librmpp_tail.so
 		fi
 	fi
-	printf '%s\n' "$p${LD_PRELOAD:+:$LD_PRELOAD}"
+	# SIM_PRELOAD_FRONT: libraries in front of all that (a rig shim that must see
+	# the client's MADs first, tests/rig/capmask_shim.c).
+	printf '%s\n' "${SIM_PRELOAD_FRONT:+$SIM_PRELOAD_FRONT:}$p${LD_PRELOAD:+:$LD_PRELOAD}"
 }
 
 # The child side of sim_run: becomes `timeout ... env LD_PRELOAD=... CMD`.
