@@ -3,7 +3,9 @@
  * Programming QoS from loom.yaml's port classes: SL-to-VL mapping tables
  * (IBA 14.2.5.8: one per CA port; per input/output port pair on a switch;
  * none where PortInfo:CapabilityMask lacks IsSLMappingSupported, a switch's
- * read on its port 0, plan/qos.h qos_has_sl2vl: hardware refuses them there)
+ * read on its port 0, plan/qos.h qos_has_sl2vl: hardware refuses them there;
+ * none out of a switch's base port 0, qos_sl2vl_out, but one into each
+ * other output port from it)
  * and VL arbitration tables (14.2.5.9: the low and high priority tables'
  * first 32 entries, as many as the port has room for). Each block is read
  * and sent only if it differs; a block the cache (prog_cache.c) knows is
@@ -261,7 +263,7 @@ static void switch_sl2vl(struct prog *g, uint32_t node)
 	for (unsigned o = 0; o <= n->nports; o++) {
 		uint32_t po = subnet_port_idx(g->sn, node, o);
 
-		if (!qos_port(g, po))
+		if (!qos_port(g, po) || !qos_sl2vl_out(g->sn, g->live, po))
 			continue;
 		fold_report(g, po);
 		for (unsigned i = 0; i <= n->nports; i++)

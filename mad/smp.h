@@ -190,6 +190,8 @@ void smp_switch_info_mcast_top(const uint8_t raw[SMP_DATA_SIZE], uint16_t mcast_
 			       uint8_t out[SMP_DATA_SIZE]);
 /* PortInfo:CapabilityMask IsMulticastFDBTopSupported (IBA 14.2.5.6). */
 #define SMP_CAP_MCAST_FDB_TOP 0x40000000u
+/* SwitchInfo byte 17 (smp_switch_info.flags) EnhancedPort0 (IBA 14.2.5.4). */
+#define SMP_SI_ENHANCED_PORT0 0x08
 /*
  * PortInfo:CapabilityMask IsSLMappingSupported (IBA 14.2.5.6), host order: the
  * port has SLtoVLMappingTables (a switch: read on port 0).

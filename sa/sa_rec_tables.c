@@ -148,6 +148,8 @@ static void walk_sl2vl(struct sa_query *q)
 			continue;
 		}
 		/* A switch: one table per (input, output) pair; pi is the output port. */
+		if (!qos_sl2vl_out(s->sn, s->live, pi))
+			continue; /* base port 0: none out of it (plan/qos.h) */
 		for (unsigned in = 0; in <= n->nports; in++) {
 			uint32_t ip = subnet_port_idx(s->sn, p->node, in);
 

@@ -108,11 +108,40 @@ static void test_sl_map(void **state)
 	assert_int_equal(sl2vl_count(f, 3), 1); /* h2 still has its table */
 }
 
+/*
+ * A switch's base port 0 has no SL-to-VL table as an output port; as an
+ * input port it is in the others'. With SwitchInfo:EnhancedPort0 it has one.
+ */
+static void test_base_port0(void **state)
+{
+	struct sa_fab *f = *state;
+	ib_slvl_table_record_t sv = { .lid = htobe16(1), .out_port_num = 0 };
+	struct sa_ans a;
+	size_t n;
+
+	a = ask_table(f, 0x13, 1 | 4, &sv, sizeof(sv));
+	assert_int_equal(a.len, SA_HDR_SIZE);
+	free(a.out);
+	sv.in_port_num = 0;
+	sv.out_port_num = 1;
+	a = ask_table(f, 0x13, 1 | 2 | 4, &sv, sizeof(sv));
+	assert_int_equal(a.len, SA_HDR_SIZE + sizeof(sv));
+	free(a.out);
+	n = sl2vl_count(f, 1);
+	f->live.node[f->sw1].si.flags |= SMP_SI_ENHANCED_PORT0;
+	sv.out_port_num = 0;
+	a = ask_table(f, 0x13, 1 | 4, &sv, sizeof(sv));
+	assert_true(a.len > SA_HDR_SIZE);
+	free(a.out);
+	assert_true(sl2vl_count(f, 1) > n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_tables, sa_fix_path, sa_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_sl_map, sa_fix_path, sa_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_base_port0, sa_fix_path, sa_fix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
