@@ -18,9 +18,9 @@
  *  - a switch's NodeInfo GetResp tells it the switch's NumPorts (by route);
  *  - an SL2VL Set with bit 16 or 17 to a switch it knows goes to ibsim as one
  *    Set per (input, output) pair it covers (ports 0..NumPorts), all with the
- *    client's TID; the client gets one GetResp, the last (ibsim answers in
- *    order), with the modifier it sent: the table as set, status 0. The
- *    others are dropped on their way in.
+ *    client's TID, from a thread of the shim's (see expand); the client gets
+ *    one GetResp, the last (ibsim answers in order), with the modifier it
+ *    sent: the table as set, status 0. The others are dropped on their way in.
  * A Set with those bits to a node it has no NumPorts of goes to ibsim as it
  * is (ibsim then answers for the pair its low 16 bits name).
  */
@@ -203,43 +203,84 @@ static void log_sl2vl(const uint8_t *mad)
 		mad_mod(mad));
 }
 
+/*
+ * The expanded Sets go out from a thread of the shim's: the client's write
+ * returns at once. Written from the client's thread, thousands of them
+ * would block it in write() while ibsim, whose answers nobody reads then,
+ * spins on the client's full queue: both would wait for ever.
+ */
+struct job {
+	struct job *next;
+	int fd;
+	size_t count;
+	unsigned in_lo, in_hi, out_lo, out_hi;
+	uint8_t buf[];
+};
+static struct job *jobs, **jobs_tail = &jobs;
+static pthread_cond_t jobs_cond = PTHREAD_COND_INITIALIZER;
+static pthread_t writer;
+static int writer_up;
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct job *j;
+
+		pthread_mutex_lock(&lock);
+		while (!jobs)
+			pthread_cond_wait(&jobs_cond, &lock);
+		j = jobs;
+		jobs = j->next;
+		if (!jobs)
+			jobs_tail = &jobs;
+		pthread_mutex_unlock(&lock);
+		for (unsigned i = j->in_lo; i <= j->in_hi; i++)
+			for (unsigned o = j->out_lo; o <= j->out_hi; o++) {
+				set_mod(j->buf + UMAD_HDR, i << 8 | o);
+				/* Paced: ibsim takes a burst of thousands badly (seen at k=12). */
+				usleep(50);
+				/* A failure: the client's wait times out, as on a lost MAD. */
+				if (next_write(j->fd, j->buf, j->count) < 0)
+					i = j->in_hi, o = j->out_hi;
+			}
+		free(j);
+	}
+	return NULL;
+}
+
 /* An optimized Set: one Set a pair it covers, the client's TID on all. */
 static ssize_t expand(int fd, const void *buf, size_t count, const uint8_t *mad, unsigned nports)
 {
 	uint32_t mod = mad_mod(mad);
-	unsigned in0 = (mod >> 8) & 0xff, out0 = mod & 0xff, total;
-	unsigned in_lo = mod & MOD_ALL_IN ? 0 : in0, in_hi = mod & MOD_ALL_IN ? nports : in0;
-	unsigned out_lo = mod & MOD_ALL_OUT ? 0 : out0, out_hi = mod & MOD_ALL_OUT ? nports : out0;
-	uint8_t *copy = malloc(count);
+	unsigned in0 = (mod >> 8) & 0xff, out0 = mod & 0xff;
+	struct job *j = malloc(sizeof(*j) + count);
 	struct pend *p = NULL;
 
-	if (!copy) {
-		errno = ENOMEM;
-		return -1;
-	}
-	total = (in_hi - in_lo + 1) * (out_hi - out_lo + 1);
+	if (!j)
+		return next_write(fd, buf, count);
+	*j = (struct job){ .fd = fd, .count = count,
+			   .in_lo = mod & MOD_ALL_IN ? 0 : in0, .in_hi = mod & MOD_ALL_IN ? nports : in0,
+			   .out_lo = mod & MOD_ALL_OUT ? 0 : out0,
+			   .out_hi = mod & MOD_ALL_OUT ? nports : out0 };
+	memcpy(j->buf, buf, count);
 	pthread_mutex_lock(&lock);
 	for (unsigned k = 0; k < MAX_PEND && !p; k++)
 		if (!pend[k].used)
 			p = &pend[k];
-	if (p)
-		*p = (struct pend){ .tid = mad_tid(mad), .drop = total - 1, .mod = mod, .used = 1 };
-	pthread_mutex_unlock(&lock);
-	if (!p) {
-		free(copy);
+	if (p && !writer_up && pthread_create(&writer, NULL, writer_main, NULL) == 0)
+		writer_up = 1;
+	if (!p || !writer_up) {
+		pthread_mutex_unlock(&lock);
+		free(j);
 		return next_write(fd, buf, count);
 	}
-	memcpy(copy, buf, count);
-	for (unsigned i = in_lo; i <= in_hi; i++)
-		for (unsigned o = out_lo; o <= out_hi; o++) {
-			set_mod(copy + UMAD_HDR, i << 8 | o);
-			if (next_write(fd, copy, count) < 0) {
-				/* The rest never goes: the client's wait times out, as on a lost MAD. */
-				free(copy);
-				return (ssize_t)count;
-			}
-		}
-	free(copy);
+	*p = (struct pend){ .tid = mad_tid(mad), .used = 1, .mod = mod,
+			    .drop = (j->in_hi - j->in_lo + 1) * (j->out_hi - j->out_lo + 1) - 1 };
+	*jobs_tail = j;
+	jobs_tail = &j->next;
+	pthread_cond_signal(&jobs_cond);
+	pthread_mutex_unlock(&lock);
 	return (ssize_t)count;
 }
 
