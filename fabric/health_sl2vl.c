@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "fabric/health_read.h"
+#include "plan/qos.h"
 
 struct sl2vl_req {
 	struct health_sl2vl *h;
@@ -40,13 +41,18 @@ static void on_sl2vl(void *arg, int status, const uint8_t *resp, size_t len)
 	}
 }
 
-/* Whether switch node's port out leads to another switch on more than VL0. */
+/*
+ * Whether switch node's port out leads to another switch on more than VL0,
+ * through tables that exist (a switch without IsSLMappingSupported refuses
+ * their Get, plan/qos.h qos_has_sl2vl; its SLs all stay on VL0).
+ */
 static bool out_matters(const struct subnet *sn, const struct disc_live *live, uint32_t p)
 {
 	const struct subnet_port *sp = &sn->port[p];
 
 	return sp->peer != SUBNET_NONE && subnet_is_switch(sn, sn->port[sp->peer].node) &&
-	       live->port[p].have_pi && live->port[p].pi.op_vls > 1;
+	       live->port[p].have_pi && live->port[p].pi.op_vls > 1 &&
+	       qos_has_sl2vl(sn, live, p);
 }
 
 int health_read_sl2vl(struct txn *x, const struct subnet *sn, const struct disc_live *live,

@@ -151,6 +151,10 @@ struct prog_report {
 	 */
 	unsigned qos_unread;
 	unsigned fresh_nodes;
+	/* CA/router ports and switches without SL-to-VL tables (plan/qos.h qos_has_sl2vl) */
+	unsigned qos_no_sl_map;
+	/* Of qos_blocks: optimized SL2VL Sets, each for many tables (prog_qos.c) */
+	unsigned qos_opt_sets;
 	unsigned mft_reads;  /* MFT blocks read to compare */
 	unsigned mft_blocks; /* MFT blocks sent */
 	unsigned failed;     /* requests refused or unanswered */

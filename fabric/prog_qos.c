@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Programming QoS from loom.yaml's port classes: SL-to-VL mapping tables
- * (IBA 14.2.5.8: one per CA port; per input/output port pair on a switch)
+ * (IBA 14.2.5.8: one per CA port; per input/output port pair on a switch;
+ * none where PortInfo:CapabilityMask lacks IsSLMappingSupported, a switch's
+ * read on its port 0, plan/qos.h qos_has_sl2vl: hardware refuses them there;
+ * none out of a switch's base port 0, qos_sl2vl_out, but one into each
+ * other output port from it)
  * and VL arbitration tables (14.2.5.9: the low and high priority tables'
  * first 32 entries, as many as the port has room for). Each block is read
  * and sent only if it differs; a block the cache (prog_cache.c) knows is
  * neither read nor sent if it is as wanted, sent without a read if not; a
  * block of a node that no SM had configured (prog_fresh_nodes(): ports
  * Init, LID 0) is sent without a read, as a read would only find what a
- * reset left there. OperationalVLs goes with the PortInfo Set (prog.c); a
+ * reset left there. A switch that announces OptimizedSLtoVLMappingProgramming
+ * (SwitchInfo, IBA 1.2.1 14.2.5.4) gets one Set for all input ports of an
+ * output port, or one for the whole switch, unread (switch_sl2vl_opt); the
+ * others one Get or Set a pair. OperationalVLs goes with the PortInfo Set (prog.c); a
  * mapping to a VL the port does not operate is folded into its
  * VLs and reported.
  *
@@ -132,14 +139,42 @@ static void send_block(struct prog *g, bool sl2vl, uint32_t pi, uint32_t mod,
 	prog_submit(g, &r, sl2vl ? PREQ_SL2VL_SET : PREQ_VLARB_SET, pi, mod, 0);
 }
 
-/*
- * A GetResp to a Get or a Set: what the node holds now, cached; after a Get,
- * the block sent if it is not what the plan wants (unknown until the Set's
- * GetResp says what the node took).
- */
-void prog_qos_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
+/* Is output port o of switch node in the modifier mod of an optimized Set? */
+static bool opt_covers(uint32_t mod, unsigned o)
 {
-	bool sl2vl = q->kind == PREQ_SL2VL_GET || q->kind == PREQ_SL2VL_SET;
+	return (mod & SMP_SL2VL_ALL_OUT) || (mod & 0xff) == o;
+}
+
+/*
+ * The GetResp to an optimized Set (IBA 14.2.5.8): the table every pair it
+ * covers now holds, cached for each of them (inputs 0..NumPorts; with
+ * SMP_SL2VL_ALL_OUT, every output port too).
+ */
+static void opt_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
+{
+	uint32_t node = g->sn->port[q->idx].node;
+	const struct subnet_node *n = &g->sn->node[node];
+	uint8_t have[SMP_NUM_SL], *known, *c;
+
+	if (smp_decode_sl2vl(resp, len, have) < 0)
+		return;
+	for (unsigned o = 0; o <= n->nports; o++)
+		for (unsigned i = 0; opt_covers(q->block, o) && i <= n->nports; i++)
+			if ((c = cached(g, true, q->idx, smp_sl2vl_mod((uint8_t)i, (uint8_t)o),
+					&known))) {
+				memcpy(c, have, SMP_NUM_SL);
+				*known = 1;
+			}
+}
+
+/*
+ * A GetResp to a Get or a Set of one block: what the node holds now, cached;
+ * after a Get, the block sent if it is not what the plan wants (unknown until
+ * the Set's GetResp says what the node took).
+ */
+static void reply_one(struct prog *g, const struct preq *q, const uint8_t *resp,
+		      size_t len, bool sl2vl)
+{
 	bool get = q->kind == PREQ_SL2VL_GET || q->kind == PREQ_VLARB_GET;
 	union qos_block w, have;
 	size_t size = want_block(g, sl2vl, q->idx, q->block, &w);
@@ -157,6 +192,17 @@ void prog_qos_reply(struct prog *g, const struct preq *q, const uint8_t *resp, s
 	if (c)
 		*known = 0;
 	send_block(g, sl2vl, q->idx, q->block, &w);
+}
+
+/* A GetResp to a QoS Get or Set (prog.c). */
+void prog_qos_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
+{
+	bool sl2vl = q->kind == PREQ_SL2VL_GET || q->kind == PREQ_SL2VL_SET;
+
+	if (q->kind == PREQ_SL2VL_SET && (q->block & (SMP_SL2VL_ALL_IN | SMP_SL2VL_ALL_OUT)))
+		opt_reply(g, q, resp, len);
+	else
+		reply_one(g, q, resp, len, sl2vl);
 }
 
 /* Count a node whose blocks go out unread, once a pass. */
@@ -248,14 +294,104 @@ static void sl2vl_conflicts(struct prog *g)
 	config_free(def);
 }
 
-static void switch_sl2vl(struct prog *g, uint32_t node)
+/*
+ * Does output port o of switch node need its tables set: a pair this pass
+ * looks after that is not known (cached) as holding w? Those of o are
+ * forgotten if so: the Set's GetResp says what they hold.
+ */
+static bool opt_needs(struct prog *g, uint32_t node, unsigned o, const uint8_t w[SMP_NUM_SL])
 {
 	const struct subnet_node *n = &g->sn->node[node];
+	uint32_t p0 = subnet_port_idx(g->sn, node, 0), po = subnet_port_idx(g->sn, node, o);
+	bool need = false;
+
+	for (unsigned i = 0; i <= n->nports && !need; i++) {
+		uint32_t pi = subnet_port_idx(g->sn, node, i);
+		uint8_t *known = NULL, *c;
+
+		if (i == o || !qos_port(g, pi) || (g->o->only && !g->o->only[po] && !g->o->only[pi]))
+			continue;
+		c = cached(g, true, p0, smp_sl2vl_mod((uint8_t)i, (uint8_t)o), &known);
+		need = !c || !*known || memcmp(c, w, SMP_NUM_SL);
+	}
+	for (unsigned i = 0; i <= n->nports && need; i++) {
+		uint8_t *known = NULL;
+
+		if (cached(g, true, p0, smp_sl2vl_mod((uint8_t)i, (uint8_t)o), &known))
+			*known = 0;
+	}
+	return need;
+}
+
+/* Send one optimized Set (modifier mod) of table w to switch node; count it. */
+static void opt_send(struct prog *g, uint32_t node, uint32_t mod, const union qos_block *w)
+{
+	if (g->fresh[node]) {
+		g->rep->qos_unread++;
+		fresh_node(g, node);
+	}
+	g->rep->qos_opt_sets++;
+	send_block(g, true, subnet_port_idx(g->sn, node, 0), mod, w);
+}
+
+/*
+ * A switch with OptimizedSLtoVLMappingProgramming (IBA 1.2.1 14.2.5.4,
+ * 14.2.5.8). An output port's table is the same from every input port here
+ * (plan/qos.h), so one Set with SMP_SL2VL_ALL_IN replaces a Get and a Set
+ * per input port; it goes unread where a pair is not known as wanted (a
+ * Set costs what a Get does, and its GetResp fills the cache). When every
+ * output port needs the same table, one Set with SMP_SL2VL_ALL_OUT too.
+ */
+static void switch_sl2vl_opt(struct prog *g, uint32_t node)
+{
+	const struct subnet_node *n = &g->sn->node[node];
+	uint32_t p0 = subnet_port_idx(g->sn, node, 0);
+	union qos_block w, first;
+	bool need[256] = { false }, same = true;
+	unsigned outs = 0, needed = 0;
 
 	for (unsigned o = 0; o <= n->nports; o++) {
 		uint32_t po = subnet_port_idx(g->sn, node, o);
 
-		if (!qos_port(g, po))
+		if (!qos_port(g, po) || !qos_sl2vl_out(g->sn, g->live, po))
+			continue;
+		fold_report(g, po);
+		outs++;
+		want_block(g, true, p0, smp_sl2vl_mod(0, (uint8_t)o), &w);
+		if (!opt_needs(g, node, o, w.vl))
+			continue;
+		need[o] = true;
+		if (!needed++)
+			first = w;
+		same = same && !memcmp(first.vl, w.vl, SMP_NUM_SL);
+	}
+	if (needed && needed == outs && same && outs > 1 && !g->o->only) {
+		opt_send(g, node, SMP_SL2VL_ALL_IN | SMP_SL2VL_ALL_OUT, &first);
+		return;
+	}
+	for (unsigned o = 0; o <= n->nports; o++)
+		if (need[o]) {
+			want_block(g, true, p0, smp_sl2vl_mod(0, (uint8_t)o), &w);
+			opt_send(g, node, SMP_SL2VL_ALL_IN | o, &w);
+		}
+}
+
+static void switch_sl2vl(struct prog *g, uint32_t node)
+{
+	const struct subnet_node *n = &g->sn->node[node];
+
+	if (!qos_has_sl2vl(g->sn, g->live, subnet_port_idx(g->sn, node, 0))) {
+		g->rep->qos_no_sl_map++;
+		return;
+	}
+	if (g->live->node[node].si.life_state & SMP_SI_OPT_SL2VL) {
+		switch_sl2vl_opt(g, node);
+		return;
+	}
+	for (unsigned o = 0; o <= n->nports; o++) {
+		uint32_t po = subnet_port_idx(g->sn, node, o);
+
+		if (!qos_port(g, po) || !qos_sl2vl_out(g->sn, g->live, po))
 			continue;
 		fold_report(g, po);
 		for (unsigned i = 0; i <= n->nports; i++)
@@ -282,7 +418,9 @@ void prog_program_qos(struct prog *g)
 
 		if (!qos_port(g, pi) || (sw && p->num == 0) || (g->o->only && !g->o->only[pi]))
 			continue;
-		if (!sw) {
+		if (!sw && !qos_has_sl2vl(g->sn, g->live, pi)) {
+			g->rep->qos_no_sl_map++;
+		} else if (!sw) {
 			fold_report(g, pi);
 			ask(g, pi, SMP_ATTR_SL2VL, 0, PREQ_SL2VL_GET);
 		}

@@ -92,6 +92,10 @@ static void log_phases(const struct sweep_stats *st, bool takeover)
 		log_info("QoS tables: %u blocks set without a read on %u node%s that no SM had "
 			 "configured (ports Init, LID 0)", st->qos_unread, st->fresh_nodes,
 			 st->fresh_nodes == 1 ? "" : "s");
+	if (st->qos_no_sl_map)
+		log_debug("QoS tables: %u CA ports or switches have no SL-to-VL tables "
+			  "(PortInfo:CapabilityMask IsSLMappingSupported clear); none sent there",
+			  st->qos_no_sl_map);
 }
 
 /* What the sweep did about the events it named: one line for all of them. */

@@ -235,6 +235,7 @@ static int program(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 	st->qos_blocks = prep.qos_blocks;
 	st->qos_unread = prep.qos_unread;
 	st->fresh_nodes = prep.fresh_nodes;
+	st->qos_no_sl_map = prep.qos_no_sl_map;
 	st->lft_blocks = prep.lft_blocks;
 	st->lids_rerouted = prep.lids_rerouted;
 	st->pkey_blocks = prep.pkey_blocks;

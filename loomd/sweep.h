@@ -138,6 +138,7 @@ struct sweep_stats {
 	unsigned qos_blocks;  /* of the changes: SL2VL and VLArb blocks sent */
 	unsigned qos_unread;  /* of those: sent unread to fresh_nodes no SM had configured */
 	unsigned fresh_nodes;
+	unsigned qos_no_sl_map; /* CA ports and switches without SL-to-VL tables: left alone */
 	unsigned mft_blocks;  /* of the changes: MFT blocks sent */
 	uint64_t smps;    /* SMPs sent by this sweep, retries included */
 	unsigned ms;

@@ -190,6 +190,23 @@ void smp_switch_info_mcast_top(const uint8_t raw[SMP_DATA_SIZE], uint16_t mcast_
 			       uint8_t out[SMP_DATA_SIZE]);
 /* PortInfo:CapabilityMask IsMulticastFDBTopSupported (IBA 14.2.5.6). */
 #define SMP_CAP_MCAST_FDB_TOP 0x40000000u
+/*
+ * SwitchInfo (IBA 1.2.1 14.2.5.4) OptimizedSLtoVLMappingProgramming, in
+ * smp_switch_info.life_state (bit 0, as iba/ib_types.h reads it): the switch
+ * takes one SLtoVLMappingTable Set for many tables, AttributeModifier
+ * SMP_SL2VL_ALL_IN (every input port; the input port field is ignored) and/or
+ * SMP_SL2VL_ALL_OUT (every output port) (14.2.5.8).
+ */
+#define SMP_SI_OPT_SL2VL 0x01
+#define SMP_SL2VL_ALL_IN 0x20000u
+#define SMP_SL2VL_ALL_OUT 0x10000u
+/* SwitchInfo byte 17 (smp_switch_info.flags) EnhancedPort0 (IBA 14.2.5.4). */
+#define SMP_SI_ENHANCED_PORT0 0x08
+/*
+ * PortInfo:CapabilityMask IsSLMappingSupported (IBA 14.2.5.6), host order: the
+ * port has SLtoVLMappingTables (a switch: read on port 0).
+ */
+#define SMP_CAP_SL_MAP 0x00000040u
 /* PortInfo:CapabilityMask IsExtendedSpeedsSupported (IBA 14.2.5.6), host order. */
 #define SMP_CAP_EXT_SPEEDS 0x00004000u
 

@@ -75,6 +75,26 @@ uint8_t qos_switch_vl_cap(const struct subnet *sn, const struct disc_live *live)
 	return (uint8_t)cap;
 }
 
+bool qos_has_sl2vl(const struct subnet *sn, const struct disc_live *live, uint32_t pi)
+{
+	const struct subnet_port *p = &sn->port[pi];
+
+	if (!live)
+		return true;
+	if (subnet_is_switch(sn, p->node))
+		pi = subnet_port_idx(sn, p->node, 0);
+	return live->port[pi].have_pi && (live->port[pi].pi.cap_mask & SMP_CAP_SL_MAP);
+}
+
+bool qos_sl2vl_out(const struct subnet *sn, const struct disc_live *live, uint32_t pi)
+{
+	const struct subnet_port *p = &sn->port[pi];
+
+	if (!subnet_is_switch(sn, p->node) || p->num)
+		return true;
+	return live && (live->node[p->node].si.flags & SMP_SI_ENHANCED_PORT0);
+}
+
 /* Is the class's map the default one, SL n -> VL n modulo its operational VLs? */
 static bool spread_map(const struct config_qos_class *c)
 {

@@ -46,6 +46,24 @@ uint8_t qos_switch_vl_cap(const struct subnet *sn, const struct disc_live *live)
  */
 uint8_t qos_port_op_vls(const struct qos_view *v, uint32_t pi, uint8_t cap);
 /*
+ * Does port pi have SL-to-VL mapping tables (IBA 14.2.5.6 CapabilityMask
+ * IsSLMappingSupported; 14.2.5.8)? A CA or router port says so in its own
+ * PortInfo, a switch in its port 0's (CapabilityMask is defined on port 0
+ * only). A port without them refuses their Get and Set: nothing is sent
+ * there and the SA has no record of them. A dry run (live NULL) takes every
+ * port to have them.
+ */
+bool qos_has_sl2vl(const struct subnet *sn, const struct disc_live *live, uint32_t pi);
+/*
+ * Does port pi have SL-to-VL tables as an output port? Every port but a
+ * switch's base port 0 (SwitchInfo:EnhancedPort0 clear; a dry run takes
+ * every switch's port 0 as base): it is no link, it only takes the
+ * packets addressed to the switch and has no data VLs to map SLs onto
+ * (IBA 14.2.5.8: the table belongs to the output port). As an input port
+ * it is in every output port's tables: the VLs its own MADs leave on.
+ */
+bool qos_sl2vl_out(const struct subnet *sn, const struct disc_live *live, uint32_t pi);
+/*
  * The SL-to-VL table of output port pi; *folded: VLs folded or missing (not
  * when the class's map is the default spread, SL n -> VL n % VLs: that fits
  * any port, all SLs on VL 0 where one VL runs).

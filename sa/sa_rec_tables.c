@@ -137,7 +137,9 @@ static void walk_sl2vl(struct sa_query *q)
 		const struct subnet_port *p = &s->sn->port[pi];
 		const struct subnet_node *n = &s->sn->node[p->node];
 
-		if (!table_port(s, pi) || !lid_ok(q, pi) || !sa_visible(q, pi))
+		/* IBA 14.2.5.6: a port without IsSLMappingSupported has no such table. */
+		if (!table_port(s, pi) || !qos_has_sl2vl(s->sn, s->live, pi) || !lid_ok(q, pi) ||
+		    !sa_visible(q, pi))
 			continue;
 		if (!subnet_is_switch(s->sn, p->node)) {
 			/* A CA port's one table: both port numbers reserved (IBA 15.2.5.10). */
@@ -146,6 +148,8 @@ static void walk_sl2vl(struct sa_query *q)
 			continue;
 		}
 		/* A switch: one table per (input, output) pair; pi is the output port. */
+		if (!qos_sl2vl_out(s->sn, s->live, pi))
+			continue; /* base port 0: none out of it (plan/qos.h) */
 		for (unsigned in = 0; in <= n->nports; in++) {
 			uint32_t ip = subnet_port_idx(s->sn, p->node, in);
 

@@ -418,7 +418,9 @@ _sim_preload() {
 		fi
 		p=$p:$(readlink -f -- "$d")/librepress.so
 	fi
-	printf '%s\n' "$p${LD_PRELOAD:+:$LD_PRELOAD}"
+	# SIM_PRELOAD_FRONT: libraries in front of all that (a rig shim that must see
+	# the client's MADs first, tests/rig/capmask_shim.c).
+	printf '%s\n' "${SIM_PRELOAD_FRONT:+$SIM_PRELOAD_FRONT:}$p${LD_PRELOAD:+:$LD_PRELOAD}"
 }
 
 # The child side of sim_run: becomes `timeout ... env LD_PRELOAD=... CMD`.

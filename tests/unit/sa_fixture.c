@@ -84,6 +84,9 @@ static struct sa_fab *sfx_star(void)
 		pi.m_key = htobe64(0x1234);
 		/* PortState (4 bits, 260..263): Active where linked, else Down. */
 		pi.state_info1 = p->peer != SUBNET_NONE || !p->num ? IB_LINK_ACTIVE : IB_LINK_DOWN;
+		/* IsSLMappingSupported, as ibsim's CA ports and switch ports 0 say. */
+		pi.capability_mask = htobe32(SMP_CAP_SL_MAP);
+		f->live.port[i].pi.cap_mask = SMP_CAP_SL_MAP;
 		f->live.port[i].have_pi = true;
 		memcpy(f->live.port[i].raw, &pi, sizeof(pi));
 	}
@@ -173,6 +176,8 @@ static void sfx_path_port_info(struct sa_fab *f)
 		pi.vl_arb_low_cap = 8;
 		pi.vl_arb_high_cap = 8;
 		f->live.port[i].pi.op_vls = 4; /* OperationalVLs: 8 */
+		pi.capability_mask = htobe32(SMP_CAP_SL_MAP);
+		f->live.port[i].pi.cap_mask = SMP_CAP_SL_MAP;
 		pi.mtu_smsl = (uint8_t)((i == sa_fix_port(f, f->h3, 1) ||
 					 i == sa_fix_port(f, f->sw2, 2) ?
 					 IB_MTU_LEN_1024 : IB_MTU_LEN_2048) << 4);

@@ -76,10 +76,72 @@ static void test_tables(void **state)
 	free(a.out);
 }
 
+/* SL2VL records of LID lid (comp mask LID only): how many. */
+static size_t sl2vl_count(struct sa_fab *f, uint16_t lid)
+{
+	ib_slvl_table_record_t sv = { .lid = htobe16(lid) };
+	struct sa_ans a = ask_table(f, 0x13, 1, &sv, sizeof(sv));
+	size_t n = (a.len - SA_HDR_SIZE) / sizeof(sv);
+
+	assert_int_equal(a.status, SA_ST_OK);
+	free(a.out);
+	return n;
+}
+
+/*
+ * IBA 14.2.5.6 IsSLMappingSupported: a CA port without it, or a switch whose
+ * port 0 lacks it, has no SL-to-VL tables, and the SA lists none of them.
+ */
+static void test_sl_map(void **state)
+{
+	struct sa_fab *f = *state;
+	uint32_t h1 = sa_fix_port(f, f->h1, 1), sw0 = sa_fix_port(f, f->sw1, 0);
+	size_t sw_n = sl2vl_count(f, 1);
+
+	assert_int_equal(sl2vl_count(f, 2), 1); /* h1: its one table */
+	assert_true(sw_n > 0);
+	f->live.port[h1].pi.cap_mask &= ~SMP_CAP_SL_MAP;
+	assert_int_equal(sl2vl_count(f, 2), 0);
+	assert_int_equal(sl2vl_count(f, 1), sw_n); /* sw1's tables are its own */
+	f->live.port[sw0].pi.cap_mask &= ~SMP_CAP_SL_MAP;
+	assert_int_equal(sl2vl_count(f, 1), 0);
+	assert_int_equal(sl2vl_count(f, 3), 1); /* h2 still has its table */
+}
+
+/*
+ * A switch's base port 0 has no SL-to-VL table as an output port; as an
+ * input port it is in the others'. With SwitchInfo:EnhancedPort0 it has one.
+ */
+static void test_base_port0(void **state)
+{
+	struct sa_fab *f = *state;
+	ib_slvl_table_record_t sv = { .lid = htobe16(1), .out_port_num = 0 };
+	struct sa_ans a;
+	size_t n;
+
+	a = ask_table(f, 0x13, 1 | 4, &sv, sizeof(sv));
+	assert_int_equal(a.len, SA_HDR_SIZE);
+	free(a.out);
+	sv.in_port_num = 0;
+	sv.out_port_num = 1;
+	a = ask_table(f, 0x13, 1 | 2 | 4, &sv, sizeof(sv));
+	assert_int_equal(a.len, SA_HDR_SIZE + sizeof(sv));
+	free(a.out);
+	n = sl2vl_count(f, 1);
+	f->live.node[f->sw1].si.flags |= SMP_SI_ENHANCED_PORT0;
+	sv.out_port_num = 0;
+	a = ask_table(f, 0x13, 1 | 4, &sv, sizeof(sv));
+	assert_true(a.len > SA_HDR_SIZE);
+	free(a.out);
+	assert_true(sl2vl_count(f, 1) > n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_tables, sa_fix_path, sa_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_sl_map, sa_fix_path, sa_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_base_port0, sa_fix_path, sa_fix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
