@@ -24,7 +24,7 @@ map='| 3| 2| 1| 0| 3| 2| 1| 0| 3| 2| 1| 0| 3| 2| 1| 0|'
 
 # run MODE SHIM: OpenSM once under SHIM; the SL2VL SMPs it wrote in $tmp/MODE.wire.
 run() {
-	local mode=$1 shim=$2 dir bad=0 rows=0 lid n o got
+	local mode=$1 shim=$2 dir
 	: >"$tmp/$mode.wire"
 	if ! sim_start q "$topo"; then
 		tap_check "$mode: simulator starts" false
@@ -38,17 +38,10 @@ run() {
 		OPTSLVL_SHIM_LOG=$tmp/$mode.wire \
 		tap_check "$mode: OpenSM reaches SUBNET UP" sim_opensm q --timeout 120
 	sim_run q ibnetdiscover >"$tmp/$mode.ibnd" 2>/dev/null
-	while read -r lid n; do
-		for o in $(seq 1 "$n"); do
-			got=$(sim_run q smpquery sl2vl "$lid" "$o" 2>/dev/null |
-				grep -E '^ports: in +[0-9]+, out' | grep -vE "^ports: in +$o,")
-			rows=$((rows + $(grep -c . <<<"$got")))
-			grep -vqF -- "$map" <<<"$got" && { bad=$((bad + 1)); tap_diag "LID $lid out $o: $got"; }
-		done
-	done < <(sed -nE 's/^Switch[[:space:]]+([0-9]+) .* lid ([0-9]+) lmc.*/\2 \1/p' "$tmp/$mode.ibnd")
+	sl2vl_switch_read q "$tmp/$mode.ibnd" "$map"
 	# 6 switches of 4 linked ports: 4 x 4 pairs of linked ports, input != output, each.
-	tap_check "$mode: smpquery: all $rows switch tables hold OpenSM's qos_sl2vl" \
-		test "$bad" = 0 -a "$rows" -ge 96
+	tap_check "$mode: smpquery: all $sl2vl_rows switch tables hold OpenSM's qos_sl2vl" \
+		test "$sl2vl_bad" = 0 -a "$sl2vl_rows" -ge 96
 	sim_stop q
 }
 # Switch SL2VL Sets in a wire log: modifier not 0 (a CA's is 0; OpenSM sets

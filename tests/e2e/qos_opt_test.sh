@@ -43,18 +43,10 @@ sw_smps() { awk -v m="$2" '$1 == "sl2vl" && $2 == m && $5 != "0x00000000"' "$1" 
 
 # readback TAG: every switch table out of a linked port, against the map.
 readback() {
-	local lid n o got bad=0 rows=0
 	sim_run q ibnetdiscover >"$tmp/$1.ibnd" 2>/dev/null
-	while read -r lid n; do
-		for o in $(seq 1 "$n"); do
-			got=$(sim_run q smpquery sl2vl "$lid" "$o" 2>/dev/null |
-				grep -E '^ports: in +[0-9]+, out' | grep -vE "^ports: in +$o,")
-			rows=$((rows + $(grep -c . <<<"$got")))
-			grep -vqF -- "$map" <<<"$got" && { bad=$((bad + 1)); tap_diag "LID $lid out $o: $got"; }
-		done
-	done < <(sed -nE 's/^Switch[[:space:]]+([0-9]+) .* lid ([0-9]+) lmc.*/\2 \1/p' "$tmp/$1.ibnd")
-	tap_check "$1: smpquery: all $rows switch tables (4 x 4 a switch) hold the map" \
-		test "$bad" = 0 -a "$rows" = 96
+	sl2vl_switch_read q "$tmp/$1.ibnd" "$map"
+	tap_check "$1: smpquery: all $sl2vl_rows switch tables (4 x 4 a switch) hold the map" \
+		test "$sl2vl_bad" = 0 -a "$sl2vl_rows" = 96
 }
 
 # start TAG SHIM: loomd in the background under SHIM, its wire log $tmp/TAG.wire.

@@ -52,3 +52,22 @@ sa_loomd() {
 	SM_PID=$!
 	log_wait "$log" 'SUBNET UP'
 }
+
+# sl2vl_switch_read SIM IBND MAP: read every switch's SL-to-VL tables out of
+# its ports 1..N (smpquery sl2vl LID OUT; not out of base port 0, which has
+# none, IBA 14.2.5.8), every input but the output itself, against MAP
+# ("| 3| 2|...|"). Sets sl2vl_bad (output ports with a row that is not MAP,
+# each also a TAP diagnostic) and sl2vl_rows (the rows read).
+sl2vl_switch_read() {
+	local lid n o got
+	sl2vl_bad=0 sl2vl_rows=0
+	while read -r lid n; do
+		for o in $(seq 1 "$n"); do
+			got=$(sim_run "$1" smpquery sl2vl "$lid" "$o" 2>/dev/null |
+				grep -E '^ports: in +[0-9]+, out' | grep -vE "^ports: in +$o,")
+			sl2vl_rows=$((sl2vl_rows + $(grep -c . <<<"$got")))
+			grep -vqF -- "$3" <<<"$got" &&
+				{ sl2vl_bad=$((sl2vl_bad + 1)); tap_diag "LID $lid out $o: $got"; }
+		done
+	done < <(sed -nE 's/^Switch[[:space:]]+([0-9]+) .* lid ([0-9]+) lmc.*/\2 \1/p' "$2")
+}
