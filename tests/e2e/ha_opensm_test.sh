@@ -73,6 +73,9 @@ ha_nothing_changed takeover-by-opensm "" "$ga"
 ha_conf B 12 "$POLL_MS"
 ha_loomd B "$HB" B2
 log_wait -E "$tmp/B2.log" 'SUBNET UP' 60
+# The ACKNOWLEDGE's line comes when OpenSM has answered its Set, which under
+# ASan was after the first sweep's SUBNET UP once: wait for it too (bounded).
+log_wait -E "$tmp/B2.log" 'SMInfo Set ACKNOWLEDGE to SM' 30
 tap_check "OpenSM hands over to loomd (12): HANDOVER received, ACKNOWLEDGE sent" \
 	grep -q 'SMInfo Set ACKNOWLEDGE to SM.*answered' "$tmp/B2.log" ||
 	tap_diag "$(grep 'SM' "$tmp/B2.log" | tail -n 5)"
