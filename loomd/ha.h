@@ -76,8 +76,15 @@ bool ha_take_model(struct ha *h, struct subnet **sn, struct disc_live *live, uin
  * How long a master must stay silent before a standby declares it lost:
  * from the send of the first poll it missed to the end of the last of
  * sm.poll-misses polls in a row, each one try of ha_try_ms(), the next sent
- * as soon as one is missed. Half a poll interval, 800 ms at least (an
- * OpenSM master busy with a sweep on the simulator missed a 400 ms window).
+ * as soon as one is missed. Two fifths of a poll interval, 800 ms at least:
+ * at the default 2 s polls, the floor. That is twice the longest silence
+ * seen of a live master (an OpenSM master busy with a sweep on the
+ * simulator missed a 400 ms window), and an answer that comes after its try
+ * ran out still counts (ha_late_answer()), so only silence over the whole
+ * window takes over. It was half an interval (1 s at 2 s polls): the
+ * window is most of a failover's time that does not depend on where the
+ * kill fell in the poll interval (bench/failover's tail: 700 -> 500 ms at
+ * 648 hosts), and a longer poll interval still buys a longer window.
  *
  * Why that is safe for a live master: loomd answers SMInfo from its loop, and
  * the loop reads its port all the time: between MADs in a sweep (txn), and
@@ -97,7 +104,7 @@ bool ha_take_model(struct ha *h, struct subnet **sn, struct disc_live *live, uin
  */
 static inline uint64_t ha_window_us(const struct ha *h)
 {
-	return h->poll_us / 2 > 800000 ? h->poll_us / 2 : 800000;
+	return h->poll_us * 2 / 5 > 800000 ? h->poll_us * 2 / 5 : 800000;
 }
 /* One poll's one try: the window over poll-misses, 50 ms at least. */
 static inline unsigned ha_try_ms(const struct ha *h)
@@ -110,8 +117,8 @@ static inline unsigned ha_try_ms(const struct ha *h)
  * The oldest mirror of the master's SA state (ha_mirror.h) a takeover
  * trusts alone. A fetch follows every poll the master answers, so the
  * mirror a takeover installs is at most one poll interval, the window and
- * a fetch old (3 s at the defaults) when the master really failed. Twice
- * that (6 s) means at least one more fetch failed: the master's SA did not
+ * a fetch old (2.8 s at the defaults) when the master really failed. Twice
+ * that (5.6 s) means at least one more fetch failed: the master's SA did not
  * answer us, and whatever joined, registered or subscribed since is not in
  * the mirror. Older (or no mirror at all): the first sweep sets
  * ClientReregister on every CA port, so that the hosts register again
