@@ -3,14 +3,14 @@
 # loomd's programming, its SA and the dry run. A base port 0 has no data VLs:
 # no SL-to-VL table out of it (IBA 14.2.5.8), no VL arbitration (14.2.5.9);
 # an enhanced port 0 (SwitchInfo:EnhancedPort0; ibsim models it from a switch
-# line's "enhanced port 0") has both. On a fabric of one switch of each kind,
-# with loom.yaml classes whose tables differ from everything ibsim's reset
-# leaves, loomd brings the fabric up; then for every switch port, port 0
-# included, smpquery reads the tables out of it:
+# line's "enhanced port 0") has both, and OperationalVLs. On a fabric of one
+# switch of each kind, with loom.yaml classes whose tables differ from
+# everything ibsim's reset leaves, loomd brings the fabric up; then for every
+# switch port, port 0 included, smpquery reads the tables out of it:
 #   - the ports whose tables differ from ibsim's reset (what loomd programmed)
 #     are exactly the switch ports `loom route --qos` lists, each with the
-#     SL-to-VL row (from every input port with data into it) and the VL
-#     arbitration entries the dry run prints;
+#     OperationalVLs, the SL-to-VL row (from every input port with data into
+#     it) and the VL arbitration entries the dry run prints;
 #   - saquery SL2VL and VLAR answer for port 0 exactly what smpquery reads
 #     out of the enhanced one, and nothing for the base one.
 set -uo pipefail
@@ -100,25 +100,27 @@ vlarb_raw() { # LID PORT BLOCK
 }
 
 # What loomd left out of switch port PORT, in the dry run's form: "GUID PORT
-# sl2vl ROW vlarb-high H vlarb-low L" (8 entries each), if it is not ibsim's
-# reset; ROW "mixed" if the input ports with data disagree.
+# vls V sl2vl ROW vlarb-high H vlarb-low L" (8 entries each), if its tables
+# are not ibsim's reset; ROW "mixed" if the input ports with data disagree.
 fabric_port() { # GUID LID PORT INS
-	local g=$1 lid=$2 port=$3 ins=$4 rows hi lo
+	local g=$1 lid=$2 port=$3 ins=$4 rows hi lo vls
 	rows=$(sim_run q smpquery sl2vl "$lid" "$port" 2>/dev/null |
 		awk -v l="$lid" -v sw=1 -v ins="$ins" "$SMP_ROWS" | cut -d' ' -f4 | sort -u)
 	[ "$(grep -c . <<<"$rows")" -eq 1 ] || rows=mixed
 	hi=$(vlarb_raw "$lid" "$port" 3) lo=$(vlarb_raw "$lid" "$port" 1)
 	[ "$rows" = "$reset_sl2vl" ] && [ "$hi" = "$reset_high" ] && [ "$lo" = "$reset_low" ] &&
 		return 0
-	echo "$g $port sl2vl $rows vlarb-high $hi vlarb-low $lo"
+	vls=$(sim_run q smpquery portinfo "$lid" "$port" 2>/dev/null |
+		sed -nE 's/^OperVLs:\.*VL0-([0-9]+).*/\1/p')
+	echo "$g $port vls $((${vls:-98} + 1)) sl2vl $rows vlarb-high $hi vlarb-low $lo"
 }
 
 # The dry run's switch lines in that form, VLArb entries padded to 8 with
 # 0:0 (loomd writes the class's list and zeros up to the port's room, 8).
 dry_ports() { # DRY
-	sed -nE 's/^switch (0x[0-9a-f]+) ".*" port ([0-9]+) \[[a-z0-9-]+\]: vls [0-9]+ sl2vl ([0-9,]+) vlarb-high ?([0-9:,]*) vlarb-low ?([0-9:,]*)$/\1 \2 \3 \4 \5/p' "$1" |
-		while read -r g p row hi lo; do
-			echo "$g $p sl2vl $row vlarb-high $(pad "$hi") vlarb-low $(pad "$lo")"
+	sed -nE 's/^switch (0x[0-9a-f]+) ".*" port ([0-9]+) \[[a-z0-9-]+\]: vls ([0-9]+) sl2vl ([0-9,]+) vlarb-high ?([0-9:,]*) vlarb-low ?([0-9:,]*)$/\1 \2 \3 \4 \5 \6/p' "$1" |
+		while read -r g p vls row hi lo; do
+			echo "$g $p vls $vls sl2vl $row vlarb-high $(pad "$hi") vlarb-low $(pad "$lo")"
 		done
 }
 pad() { # "VL:W,..." -> 8 entries
@@ -170,12 +172,12 @@ tap_check "the dry run lists the enhanced port 0 ($g_enh)" \
 tap_check "... and not the base port 0 ($g_base), which has no data VLs" \
 	test -z "$(grep "^$g_base 0 " "$tmp/dry.sw")" ||
 	tap_diag "$(grep -i "$g_base.* port 0 " "$tmp/dry")"
-tap_check "loomd programmed the enhanced port 0's SL-to-VL and VL arbitration tables" \
-	grep -q "^$g_enh 0 sl2vl 3,2,1,0,3,2,1,0,3,2,1,0,3,2,1,0 vlarb-high 2:7,0:0,.* vlarb-low 3:30,1:10,0:20,2:40,0:0," \
+tap_check "loomd programmed the enhanced port 0's OperationalVLs, SL-to-VL and VL arbitration tables" \
+	grep -q "^$g_enh 0 vls 4 sl2vl 3,2,1,0,3,2,1,0,3,2,1,0,3,2,1,0 vlarb-high 2:7,0:0,.* vlarb-low 3:30,1:10,0:20,2:40,0:0," \
 	"$tmp/fabric"
 tap_check "... and none out of the base port 0 (smpquery reads ibsim's reset there)" \
 	test -z "$(grep "^$g_base 0 " "$tmp/fabric")"
-tap_check "the switch ports loomd programmed, 0 included, and their tables are those the dry run prints ($(wc -l <"$tmp/fabric") ports)" \
+tap_check "the switch ports loomd programmed, 0 included, and their VLs and tables are those the dry run prints ($(wc -l <"$tmp/fabric") ports)" \
 	test "$(wc -l <"$tmp/fabric")" -ge 8 -a -z "$(diff "$tmp/dry.sw" "$tmp/fabric")" ||
 	tap_diag "$(diff "$tmp/dry.sw" "$tmp/fabric" | head -n 8)"
 
