@@ -7,11 +7,11 @@
  * none out of a switch's base port 0, qos_has_data_vls, but one into each
  * other output port from it)
  * and VL arbitration tables (14.2.5.9: the low and high priority tables'
- * first 32 entries, as many as the port has room for; the ports with data
- * VLs, qos_has_data_vls: not a switch's base port 0, an enhanced one too). Each block is read
- * and sent only if it differs; a block the cache (prog_cache.c) knows is
- * neither read nor sent if it is as wanted, sent without a read if not; a
- * block of a node that no SM had configured (prog_fresh_nodes(): ports
+ * first 32 entries, as many as the port has room for; on the ports with
+ * data VLs, qos_has_data_vls: not a switch's base port 0, an enhanced one
+ * too). Each block is read and sent only if it differs; a block the cache
+ * (prog_cache.c) knows is neither read nor sent if it is as wanted, sent
+ * without a read if not; a block of a node that no SM had configured (prog_fresh_nodes(): ports
  * Init, LID 0) is sent without a read, as a read would only find what a
  * reset left there. A switch that announces OptimizedSLtoVLMappingProgramming
  * (SwitchInfo, IBA 1.2.1 14.2.5.4) gets one Set for all input ports of an
