@@ -446,8 +446,11 @@ static int build_node(struct disc *d, struct subnet *sn, uint32_t i)
 	m->sysguid = nd->ni.sys_guid;
 	m->vendor_id = nd->ni.vendor_id;
 	m->device_id = nd->ni.device_id;
-	if (nd->ni.node_type == NODE_SWITCH)
+	if (nd->ni.node_type == NODE_SWITCH) {
 		m->port0_guid = nd->ni.port_guid;
+		if (nd->si.flags & SMP_SI_ENHANCED_PORT0)
+			sn->port[m->port_base].flags |= SUBNET_PORT_ENHANCED0;
+	}
 	for (unsigned p = 0; p <= nd->ni.num_ports; p++) {
 		const struct dport *dp = &nd->port[p];
 		struct subnet_port *sp = &sn->port[m->port_base + p];

@@ -317,6 +317,14 @@ static bool want_port(struct prog *g, uint32_t pi, struct smp_port_set *s)
 			s->neighbor_mtu = min_u8(lp->pi.mtu_cap, peer->pi.mtu_cap);
 			s->op_vls = qos_port_op_vls(&v, pi, min_u8(lp->pi.vl_cap, peer->pi.vl_cap));
 		}
+	} else if (qos_has_data_vls(sn, pi)) {
+		/*
+		 * An enhanced port 0 has data VLs (a base one none, IBA 14.2.5.6): it runs
+		 * those of its class, within its own VLCap, as loom route --qos says.
+		 */
+		struct qos_view v = { .sn = sn, .live = g->live, .ro = g->ro, .qos = g->o->qos };
+
+		s->op_vls = qos_port_op_vls(&v, pi, lp->pi.vl_cap);
 	}
 	if (g->o->qos && g->o->qos_knobs) {
 		const struct config_qos_class *q = &g->o->qos->qos[prog_port_class_of(g, pi)];

@@ -4,13 +4,14 @@
  * (IBA 14.2.5.8: one per CA port; per input/output port pair on a switch;
  * none where PortInfo:CapabilityMask lacks IsSLMappingSupported, a switch's
  * read on its port 0, plan/qos.h qos_has_sl2vl: hardware refuses them there;
- * none out of a switch's base port 0, qos_sl2vl_out, but one into each
+ * none out of a switch's base port 0, qos_has_data_vls, but one into each
  * other output port from it)
  * and VL arbitration tables (14.2.5.9: the low and high priority tables'
- * first 32 entries, as many as the port has room for). Each block is read
- * and sent only if it differs; a block the cache (prog_cache.c) knows is
- * neither read nor sent if it is as wanted, sent without a read if not; a
- * block of a node that no SM had configured (prog_fresh_nodes(): ports
+ * first 32 entries, as many as the port has room for; on the ports with
+ * data VLs, qos_has_data_vls: not a switch's base port 0, an enhanced one
+ * too). Each block is read and sent only if it differs; a block the cache
+ * (prog_cache.c) knows is neither read nor sent if it is as wanted, sent
+ * without a read if not; a block of a node that no SM had configured (prog_fresh_nodes(): ports
  * Init, LID 0) is sent without a read, as a read would only find what a
  * reset left there. A switch that announces OptimizedSLtoVLMappingProgramming
  * (SwitchInfo, IBA 1.2.1 14.2.5.4) gets one Set for all input ports of an
@@ -353,7 +354,7 @@ static void switch_sl2vl_opt(struct prog *g, uint32_t node)
 	for (unsigned o = 0; o <= n->nports; o++) {
 		uint32_t po = subnet_port_idx(g->sn, node, o);
 
-		if (!qos_port(g, po) || !qos_sl2vl_out(g->sn, g->live, po))
+		if (!qos_port(g, po) || !qos_has_data_vls(g->sn, po))
 			continue;
 		fold_report(g, po);
 		outs++;
@@ -391,7 +392,7 @@ static void switch_sl2vl(struct prog *g, uint32_t node)
 	for (unsigned o = 0; o <= n->nports; o++) {
 		uint32_t po = subnet_port_idx(g->sn, node, o);
 
-		if (!qos_port(g, po) || !qos_sl2vl_out(g->sn, g->live, po))
+		if (!qos_port(g, po) || !qos_has_data_vls(g->sn, po))
 			continue;
 		fold_report(g, po);
 		for (unsigned i = 0; i <= n->nports; i++)
@@ -416,7 +417,9 @@ void prog_program_qos(struct prog *g)
 		bool sw = subnet_is_switch(g->sn, p->node);
 		struct smp_vlarb e[SMP_VLARB_BLOCK];
 
-		if (!qos_port(g, pi) || (sw && p->num == 0) || (g->o->only && !g->o->only[pi]))
+		/* VLArb where there are data VLs (not a base port 0); a switch's SL2VL is above. */
+		if (!qos_port(g, pi) || !qos_has_data_vls(g->sn, pi) ||
+		    (g->o->only && !g->o->only[pi]))
 			continue;
 		if (!sw && !qos_has_sl2vl(g->sn, g->live, pi)) {
 			g->rep->qos_no_sl_map++;

@@ -87,8 +87,16 @@ struct subnet_port {
 	uint8_t lmc;
 	uint8_t width;  /* LinkWidthActive bits (IB_LINK_WIDTH_ACTIVE_*), 0 unknown */
 	uint8_t speed;  /* enum link_speed */
-	uint16_t flags;
+	uint16_t flags; /* SUBNET_PORT_* */
 };
+
+/*
+ * A switch's port 0 is an enhanced one (IBA 14.2.5.4 SwitchInfo:EnhancedPort0,
+ * a topology file's "enhanced port 0"): it has data VLs of its own, so the
+ * tables of an output port (SL-to-VL out of it, VL arbitration). A base port 0
+ * (the flag clear) has none (plan/qos.h qos_has_data_vls).
+ */
+#define SUBNET_PORT_ENHANCED0 0x0001
 
 struct subnet {
 	struct subnet_node *node;

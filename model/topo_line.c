@@ -559,6 +559,9 @@ int topo_header(struct topo_ctx *x, enum node_type type, const char *kw, struct 
 			nd->port0_guid = port0;
 	}
 	comment_lid_lmc(x, rest, nd->port_base);
+	/* "enhanced port 0" (ibnetdiscover, ibsim; else "base port 0"): SwitchInfo:EnhancedPort0. */
+	if (cur_find(&rest, "enhanced port 0") != rest.end)
+		x->sn->port[nd->port_base].flags |= SUBNET_PORT_ENHANCED0;
 	return 0;
 }
 

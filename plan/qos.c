@@ -86,13 +86,13 @@ bool qos_has_sl2vl(const struct subnet *sn, const struct disc_live *live, uint32
 	return live->port[pi].have_pi && (live->port[pi].pi.cap_mask & SMP_CAP_SL_MAP);
 }
 
-bool qos_sl2vl_out(const struct subnet *sn, const struct disc_live *live, uint32_t pi)
+bool qos_has_data_vls(const struct subnet *sn, uint32_t pi)
 {
 	const struct subnet_port *p = &sn->port[pi];
 
-	if (!subnet_is_switch(sn, p->node) || p->num)
+	if (p->num)
 		return true;
-	return live && (live->node[p->node].si.flags & SMP_SI_ENHANCED_PORT0);
+	return subnet_is_switch(sn, p->node) && (p->flags & SUBNET_PORT_ENHANCED0);
 }
 
 /* Is the class's map the default one, SL n -> VL n modulo its operational VLs? */

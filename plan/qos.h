@@ -55,14 +55,19 @@ uint8_t qos_port_op_vls(const struct qos_view *v, uint32_t pi, uint8_t cap);
  */
 bool qos_has_sl2vl(const struct subnet *sn, const struct disc_live *live, uint32_t pi);
 /*
- * Does port pi have SL-to-VL tables as an output port? Every port but a
- * switch's base port 0 (SwitchInfo:EnhancedPort0 clear; a dry run takes
- * every switch's port 0 as base): it is no link, it only takes the
- * packets addressed to the switch and has no data VLs to map SLs onto
- * (IBA 14.2.5.8: the table belongs to the output port). As an input port
- * it is in every output port's tables: the VLs its own MADs leave on.
+ * Does port pi have data VLs, and so the tables of an output port: an
+ * SL-to-VL table out of it (IBA 14.2.5.8: the table belongs to the output
+ * port) and VL arbitration tables (14.2.5.9: they pick the VL a port sends
+ * on next)? Every CA, router and switch external port, and a switch's port 0
+ * only when it is enhanced (model/subnet.h SUBNET_PORT_ENHANCED0: read from
+ * SwitchInfo:EnhancedPort0 by discovery, from "enhanced port 0" by the
+ * topology reader). A base port 0 is no link: it only takes the packets
+ * addressed to the switch and sends nothing it must arbitrate. As an input
+ * port it is in every output port's SL-to-VL tables: the VLs its own MADs
+ * leave on. One rule for programming (fabric/prog_qos.c), the SA's records
+ * (sa/sa_rec_tables.c) and the dry run (loom route --qos).
  */
-bool qos_sl2vl_out(const struct subnet *sn, const struct disc_live *live, uint32_t pi);
+bool qos_has_data_vls(const struct subnet *sn, uint32_t pi);
 /*
  * The SL-to-VL table of output port pi; *folded: VLs folded or missing (not
  * when the class's map is the default spread, SL n -> VL n % VLs: that fits

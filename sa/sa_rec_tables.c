@@ -148,7 +148,7 @@ static void walk_sl2vl(struct sa_query *q)
 			continue;
 		}
 		/* A switch: one table per (input, output) pair; pi is the output port. */
-		if (!qos_sl2vl_out(s->sn, s->live, pi))
+		if (!qos_has_data_vls(s->sn, pi))
 			continue; /* base port 0: none out of it (plan/qos.h) */
 		for (unsigned in = 0; in <= n->nports; in++) {
 			uint32_t ip = subnet_port_idx(s->sn, p->node, in);
@@ -173,9 +173,9 @@ static void walk_vlarb(struct sa_query *q)
 	for (uint32_t pi = 0; pi < s->sn->n_ports; pi++) {
 		const struct subnet_port *p = &s->sn->port[pi];
 
-		/* prog_qos.c programs arbitration on the ports that send data: not a switch's port 0. */
-		if (!table_port(s, pi) || (subnet_is_switch(s->sn, p->node) && p->num == 0) ||
-		    !lid_ok(q, pi) || !sa_visible(q, pi))
+		/* Arbitration on the ports with data VLs (plan/qos.h): not a base port 0. */
+		if (!table_port(s, pi) || !qos_has_data_vls(s->sn, pi) || !lid_ok(q, pi) ||
+		    !sa_visible(q, pi))
 			continue;
 		for (unsigned b = 0; b < 2; b++) {
 			struct smp_vlarb e[SMP_VLARB_BLOCK];

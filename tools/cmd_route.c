@@ -352,10 +352,13 @@ static void print_sl(const struct subnet *sn, const struct route_out *out)
 }
 
 /*
- * --qos: per port that carries data, what loomd programs: its class, the
+ * --qos: per port with data VLs (plan/qos.h qos_has_data_vls, the rule
+ * loomd programs by: linked ports, and a switch's port 0 only where the
+ * topology says "enhanced port 0"), what loomd programs: its class, the
  * OperationalVLs within what both ends can (a topology file has no VLCap:
- * QOS_DRY_VL_CAP), the SL-to-VL table (folded into those VLs, or the engine's
- * map) and the VL arbitration entries the port has room for.
+ * QOS_DRY_VL_CAP), the SL-to-VL table out of it (folded into those VLs, or
+ * the engine's map; on a switch, from every other input port) and the VL
+ * arbitration entries the port has room for.
  */
 static void print_qos(const struct subnet *sn, const struct plan *p)
 {
@@ -369,9 +372,7 @@ static void print_qos(const struct subnet *sn, const struct plan *p)
 		uint8_t vl[SMP_NUM_SL];
 		bool folded;
 
-		if (sp->num && sp->peer == SUBNET_NONE)
-			continue;
-		if (n->type != NODE_SWITCH && !sp->num)
+		if ((sp->num && sp->peer == SUBNET_NONE) || !qos_has_data_vls(sn, pi))
 			continue;
 		qos_want_sl2vl(&v, pi, vl, &folded);
 		printf("%s 0x%016" PRIx64 " \"%s\" port %u [%s]: vls %u sl2vl", subnet_type_name(n->type),

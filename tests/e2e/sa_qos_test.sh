@@ -9,7 +9,7 @@
 #   - a switch: one SL2VL record per (input, output) pair of its linked ports
 #     and port 0, input != output, but none out of port 0 (ibsim's switches
 #     have a base port 0, which has no table as an output port: IBA
-#     14.2.5.8, plan/qos.h qos_sl2vl_out); VLArb low (block 1) and high
+#     14.2.5.8, plan/qos.h qos_has_data_vls); VLArb low (block 1) and high
 #     (block 3) of each linked port;
 #   - a CA port: its one SL2VL table (input and output 0), its VLArb blocks;
 # and the LID / LID/in/out / LID/port/block filters give exactly their part.
@@ -56,43 +56,6 @@ ports_of() { # IBND-FILE
 			if (sw) { print "S", lid, p; next }
 			if (match($0, /# lid [0-9]+/)) print "C", substr($0, RSTART + 6, RLENGTH - 6), p }' "$1"
 }
-
-# saquery's records as "LID IN OUT VL0,...,VL15" and "LID PORT BLOCK VL:W,..." (the
-# first 8 entries: ibsim's ports have room for 8 of each priority, smpquery shows those).
-sa_sl2vl() { # FILE
-	awk '/dump:$/ { lid = ""; next }
-		/LID\.+/ { v = $0; sub(/.*\.+/, "", v); lid = v + 0 }
-		/InPort\.+/ { v = $0; sub(/.*\.+/, "", v); ip = v + 0 }
-		/OutPort\.+/ { v = $0; sub(/.*\.+/, "", v); op = v + 0 }
-		/^[ \t]*VL:/ { r = $0; sub(/^[ \t]*VL: */, "", r); gsub(/ /, "", r); sub(/\|$/, "", r)
-			gsub(/\|/, ",", r); print lid, ip, op, r }' "$1" | LC_ALL=C sort
-}
-sa_vlarb() { # FILE
-	awk '/dump:$/ { n = 0; next }
-		/LID\.+/ { v = $0; sub(/.*\.+/, "", v); lid = v + 0 }
-		/Port\.+/ { v = $0; sub(/.*\.+/, "", v); port = v + 0 }
-		/Block\.+/ { v = $0; sub(/.*\.+/, "", v); blk = v + 0 }
-		/^[ \t]*VL *:/ { n++; if (n == 1) { vl = $0; sub(/^[ \t]*VL *: */, "", vl) } }
-		/^[ \t]*Weight *:/ && n == 1 { w = $0; sub(/^[ \t]*Weight *: */, "", w)
-			split(vl, a, "|"); split(w, b, "|"); o = ""
-			for (i = 1; i <= 8; i++) o = o (i > 1 ? "," : "") (a[i] + 0) ":" (b[i] + 0)
-			print lid, port, blk, o }' "$1" | LC_ALL=C sort
-}
-
-# smpquery sl2vl's rows as "LID IN OUT VL0,...": those of the inputs in INS (" 0 1 3 "),
-# and on a switch (sw=1) IN != OUT.
-SMP_ROWS='/^ports: in/ { i = $3 + 0; o = $5 + 0
-	if ((sw && i == o) || index(ins, " " i " ") == 0) next
-	r = $0; sub(/^[^|]*\|/, "", r); sub(/\| *$/, "", r); gsub(/ /, "", r); gsub(/\|/, ",", r)
-	print l, i, o, r }'
-# smpquery vlarb's tables as "LID PORT BLOCK VL:W,..." (low: block 1, high: block 3).
-SMP_ARB='function hex(s,  i, v) { v = 0; s = tolower(s); sub(/^ *0x/, "", s); sub(/ +$/, "", s)
-	for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-	return v }
-/^# Low/ { b = 1 } /^# High/ { b = 3 } /^VL *:/ { split($0, a, "|") }
-/^WEIGHT *:/ { split($0, w, "|"); o = ""
-	for (i = 2; i <= 9; i++) o = o (i > 2 ? "," : "") hex(a[i]) ":" hex(w[i])
-	print l, p, b, o }'
 
 # What smpquery reads, in the same form, for every port ports_of lists.
 smp_tables() { # PORTS-FILE SL2VL-OUT VLARB-OUT
@@ -343,9 +306,9 @@ tap_is "$T: ... and one from it into each linked port of each switch" \
 	"$(awk -v s="$sw_lids" 'index(s, " " $1 " ") && $2 == 0' "$tmp/$T.sa.sl2vl" | wc -l)" \
 	"$(awk '$1 == "S" && $3 > 0' "$tmp/$T.ports" | wc -l)"
 # The dry run without --config says the same: loom route --qos takes the defaults too
-# (its switch-port0 lines give port 0's class, which has no table out of a base port 0).
+# (and lists no base port 0, which has no table out of it: qos_port0_test.sh).
 tap_is "$T: loom route --qos (no --config): the same SL-to-VL tables" \
-	"$("$LOOM" route --qos "$ft" 2>/dev/null | grep -v '\[switch-port0\]' |
+	"$("$LOOM" route --qos "$ft" 2>/dev/null |
 		sed -nE 's/.* sl2vl ([0-9,]+) .*/\1/p' | sort -u)" \
 	"$(cut -d' ' -f4 "$tmp/$T.smp.sl2vl" | sort -u)"
 

@@ -197,7 +197,7 @@ sim_stop d
 # The SL-to-VL rows a port reads back (smpquery sl2vl) that differ from WANT
 # ("| 0| 1|...|"): a switch's into output port 1 from every other input port
 # (not out of port 0: a base port 0 has no table of its own, IBA 14.2.5.8,
-# plan/qos.h qos_sl2vl_out), or a CA's port 1. No row at all counts as one bad.
+# plan/qos.h qos_has_data_vls), or a CA's port 1. No row at all counts as one bad.
 sl2vl_bad() { # WANT LID
 	sim_run "$sim" smpquery sl2vl "$2" 1 2>/dev/null |
 		awk -v w="$1" '/^ports:/ { i = $3 + 0; o = $5 + 0

@@ -67,7 +67,7 @@ for topo in "${fabrics[@]}"; do
 	# Every output port of six switches (all their input ports' rows), and
 	# eight CAs: every switch would cost a minute of smpquery here. Not out
 	# of port 0: ibsim's switches have a base port 0, which has no SL-to-VL
-	# table of its own (IBA 14.2.5.8; plan/qos.h qos_sl2vl_out), and ibsim
+	# table of its own (IBA 14.2.5.8; plan/qos.h qos_has_data_vls), and ibsim
 	# answers for one anyway from storage loomd does not program.
 	bad=0 rows=0
 	while read -r lid nports; do

@@ -71,3 +71,42 @@ sl2vl_switch_read() {
 		done
 	done < <(sed -nE 's/^Switch[[:space:]]+([0-9]+) .* lid ([0-9]+) lmc.*/\2 \1/p' "$2")
 }
+
+# The SL-to-VL and VL arbitration tables, read both ways (sa_qos_test.sh,
+# qos_port0_test.sh compare them).
+# saquery's records as "LID IN OUT VL0,...,VL15" and "LID PORT BLOCK VL:W,..." (the
+# first 8 entries: ibsim's ports have room for 8 of each priority, smpquery shows those).
+sa_sl2vl() { # FILE
+	awk '/dump:$/ { lid = ""; next }
+		/LID\.+/ { v = $0; sub(/.*\.+/, "", v); lid = v + 0 }
+		/InPort\.+/ { v = $0; sub(/.*\.+/, "", v); ip = v + 0 }
+		/OutPort\.+/ { v = $0; sub(/.*\.+/, "", v); op = v + 0 }
+		/^[ \t]*VL:/ { r = $0; sub(/^[ \t]*VL: */, "", r); gsub(/ /, "", r); sub(/\|$/, "", r)
+			gsub(/\|/, ",", r); print lid, ip, op, r }' "$1" | LC_ALL=C sort
+}
+sa_vlarb() { # FILE
+	awk '/dump:$/ { n = 0; next }
+		/LID\.+/ { v = $0; sub(/.*\.+/, "", v); lid = v + 0 }
+		/Port\.+/ { v = $0; sub(/.*\.+/, "", v); port = v + 0 }
+		/Block\.+/ { v = $0; sub(/.*\.+/, "", v); blk = v + 0 }
+		/^[ \t]*VL *:/ { n++; if (n == 1) { vl = $0; sub(/^[ \t]*VL *: */, "", vl) } }
+		/^[ \t]*Weight *:/ && n == 1 { w = $0; sub(/^[ \t]*Weight *: */, "", w)
+			split(vl, a, "|"); split(w, b, "|"); o = ""
+			for (i = 1; i <= 8; i++) o = o (i > 1 ? "," : "") (a[i] + 0) ":" (b[i] + 0)
+			print lid, port, blk, o }' "$1" | LC_ALL=C sort
+}
+
+# smpquery sl2vl's rows as "LID IN OUT VL0,...": those of the inputs in INS (" 0 1 3 "),
+# and on a switch (sw=1) IN != OUT.
+SMP_ROWS='/^ports: in/ { i = $3 + 0; o = $5 + 0
+	if ((sw && i == o) || index(ins, " " i " ") == 0) next
+	r = $0; sub(/^[^|]*\|/, "", r); sub(/\| *$/, "", r); gsub(/ /, "", r); gsub(/\|/, ",", r)
+	print l, i, o, r }'
+# smpquery vlarb's tables as "LID PORT BLOCK VL:W,..." (low: block 1, high: block 3).
+SMP_ARB='function hex(s,  i, v) { v = 0; s = tolower(s); sub(/^ *0x/, "", s); sub(/ +$/, "", s)
+	for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+	return v }
+/^# Low/ { b = 1 } /^# High/ { b = 3 } /^VL *:/ { split($0, a, "|") }
+/^WEIGHT *:/ { split($0, w, "|"); o = ""
+	for (i = 2; i <= 9; i++) o = o (i > 2 ? "," : "") hex(a[i]) ":" hex(w[i])
+	print l, p, b, o }'

@@ -108,14 +108,29 @@ static void test_sl_map(void **state)
 	assert_int_equal(sl2vl_count(f, 3), 1); /* h2 still has its table */
 }
 
+/* VLArb records of LID lid, port port (comp mask LID and OutputPortNum): how many. */
+static size_t vlarb_count(struct sa_fab *f, uint16_t lid, uint8_t port)
+{
+	ib_vl_arb_table_record_t va = { .lid = htobe16(lid), .port_num = port };
+	struct sa_ans a = ask_table(f, 0x36, 1 | 2, &va, sizeof(va));
+	size_t n = (a.len - SA_HDR_SIZE) / sizeof(va);
+
+	assert_int_equal(a.status, SA_ST_OK);
+	free(a.out);
+	return n;
+}
+
 /*
- * A switch's base port 0 has no SL-to-VL table as an output port; as an
- * input port it is in the others'. With SwitchInfo:EnhancedPort0 it has one.
+ * A switch's base port 0 has no data VLs (plan/qos.h qos_has_data_vls): no
+ * SL-to-VL table as an output port, no VL arbitration; as an input port it
+ * is in the others' tables. An enhanced port 0 (SwitchInfo:EnhancedPort0,
+ * in the model as discovery reads it) has both.
  */
 static void test_base_port0(void **state)
 {
 	struct sa_fab *f = *state;
 	ib_slvl_table_record_t sv = { .lid = htobe16(1), .out_port_num = 0 };
+	uint32_t sw0 = sa_fix_port(f, f->sw1, 0);
 	struct sa_ans a;
 	size_t n;
 
@@ -128,12 +143,18 @@ static void test_base_port0(void **state)
 	assert_int_equal(a.len, SA_HDR_SIZE + sizeof(sv));
 	free(a.out);
 	n = sl2vl_count(f, 1);
+	assert_int_equal(vlarb_count(f, 1, 0), 0);
+	assert_int_equal(vlarb_count(f, 1, 1), 2); /* a linked port: low and high */
+	/* SwitchInfo as read says enhanced, but the model is what counts: discovery sets both. */
 	f->live.node[f->sw1].si.flags |= SMP_SI_ENHANCED_PORT0;
+	assert_int_equal(sl2vl_count(f, 1), n);
+	f->sn->port[sw0].flags |= SUBNET_PORT_ENHANCED0;
 	sv.out_port_num = 0;
 	a = ask_table(f, 0x13, 1 | 4, &sv, sizeof(sv));
 	assert_true(a.len > SA_HDR_SIZE);
 	free(a.out);
 	assert_true(sl2vl_count(f, 1) > n);
+	assert_int_equal(vlarb_count(f, 1, 0), 2);
 }
 
 int main(void)

@@ -90,6 +90,11 @@ static void test_guid_rules(void **state)
 	/* ibsim's unquoted description runs up to " lid ". */
 	assert_string_equal(subnet_str(sn, sn->node[2].desc), "unquoted desc");
 	assert_int_equal(tfx_port(sn, "C", 0)->lid, 9);
+	/* "enhanced port 0" as ibsim reads it: SwitchInfo:EnhancedPort0 (base when unsaid). */
+	assert_int_equal(tfx_port(sn, "A", 0)->flags, SUBNET_PORT_ENHANCED0);
+	assert_int_equal(tfx_port(sn, "B", 0)->flags, 0);
+	assert_int_equal(tfx_port(sn, "C", 0)->flags, 0);
+	assert_int_equal(tfx_port(sn, "A", 1)->flags, 0);
 	assert_int_equal(tfx_port(sn, "H3", 3)->guid, 0xabc105);
 	/* switchguid=X(Y): Y is the port GUID. */
 	assert_int_equal(sn->node[8].port0_guid, 0x6001);

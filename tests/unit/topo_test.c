@@ -98,6 +98,7 @@ static void test_ibnetdiscover(void **state)
 	assert_int_equal(nd->src_line, 10);
 	assert_int_equal(tfx_port(sn, "S-0000000000200001", 0)->lid, 3);
 	assert_int_equal(tfx_port(sn, "S-0000000000200000", 0)->lid, 1);
+	assert_int_equal(tfx_port(sn, "S-0000000000200000", 0)->flags, 0); /* base port 0 */
 
 	nd = &sn->node[tfx_node(sn, "H-0000000000100009")];
 	assert_int_equal(nd->type, NODE_CA);
@@ -290,6 +291,7 @@ static void test_real_fabric(void **state)
 	assert_int_equal(rt->guid, 0x2c90300eeee00);
 	assert_int_equal(rt->sysguid, 0x2c90300eeee00);
 	assert_int_equal(tfx_port(sn, "S-0002c90300a1b2c0", 0)->lid, 3);
+	assert_int_equal(tfx_port(sn, "S-0002c90300a1b2c0", 0)->flags, SUBNET_PORT_ENHANCED0);
 	assert_int_equal(tfx_port(sn, "H-0002c90300abcd00", 2)->lid, 14);
 	assert_int_equal(tfx_port(sn, "H-0002c90300abcd00", 2)->lmc, 2);
 	assert_int_equal(tfx_port(sn, "R-0002c90300eeee00", 1)->lid, 13);
