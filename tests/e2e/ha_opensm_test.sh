@@ -74,7 +74,8 @@ ha_nothing_changed takeover-by-opensm "" "$ga"
 ha_conf B 12 "$POLL_MS"
 ha_loomd B "$HB" B2
 log_wait -E "$tmp/B2.log" 'SUBNET UP' 60
-ha_took_handover "OpenSM hands over to loomd (12): ACKNOWLEDGE answered before the takeover and first sweep" \
+ha_took_handover \
+	"OpenSM hands over to loomd (12): ACKNOWLEDGE answered before the takeover and first sweep" \
 	B2 "$ga"
 # OpenSM logs an ACKNOWLEDGE it takes only at DEBUG (-D 0x08: "Received signal
 # OSM_SM_SIGNAL_ACKNOWLEDGE in state STANDBY", megabytes a second here); one

@@ -5,9 +5,10 @@
 # (ibnetdiscover -l), 0 LFT blocks, every host pair still routed (dump_lfts
 # read back); the 10 restarted: the 5 hands over (HANDOVER, ACKNOWLEDGE), no
 # LID changes, and the logs' line order says the 10 acknowledged before its
-# first sweep and the 5 stood by on that ACKNOWLEDGE; equal priorities: the lower port GUID is master, in either
-# start order; sm.sticky keeps a master by takeover, until loom handover. Short poll intervals;
-# times are reported, never judged.
+# first sweep and the 5 stood by on that ACKNOWLEDGE; equal priorities: the
+# lower port GUID is master, in either start order; sm.sticky keeps a master
+# by takeover, until loom handover (acknowledged in the same order). Short
+# poll intervals; times are reported, never judged.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
