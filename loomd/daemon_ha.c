@@ -242,18 +242,36 @@ static void links_ask(struct loomd *d, uint16_t lid, uint64_t now_ms)
 }
 
 /*
+ * What the agent's hook left for the loop (daemon_on_sm_set), done now.
+ * The hook runs whenever the port is read: between turns, but also inside
+ * this turn's own MADs (a poll, the standby's comparison, a discovery),
+ * where an SMInfo Set HANDOVER makes this SM master at once. Its actions
+ * (ACKNOWLEDGE, the takeover) must be done before the turn goes on to a
+ * sweep, not at the turn after it: left there, the ACKNOWLEDGE went out
+ * after the whole first sweep as master, and that sweep ran without the old
+ * master's SA state. Sending may let another Set in: until none is left.
+ */
+static void ha_pending_do(struct loomd *d)
+{
+	unsigned act;
+
+	while ((act = d->ha.pending)) {
+		d->ha.pending = 0;
+		daemon_ha_do(d, act);
+	}
+}
+
+/*
  * HA's part of a timer turn, before any sweep: a standby polls, a
  * discovering SM elects. true when the turn is done (not master: no sweep).
  */
 bool daemon_ha_turn(struct loomd *d, uint64_t usec)
 {
 	struct ha *h = &d->ha;
-	unsigned act = h->pending;
 
-	h->pending = 0;
 	if (d->links.have && d->links.when_ms != d->links_taken_ms)
 		links_take(d);
-	daemon_ha_do(d, act);
+	ha_pending_do(d);
 	if (h->sm.state == SMP_SM_MASTER && h->sm.handing_over && usec >= h->ack_due_us)
 		daemon_ha_do(d, smstate_input(&h->sm, &(struct sm_ev){ .in = SMI_HANDOVER_TIMEOUT }));
 	/* Our HANDOVER was taken: the new master sweeps; we wait for its ACKNOWLEDGE. */
@@ -288,10 +306,12 @@ bool daemon_ha_turn(struct loomd *d, uint64_t usec)
 				standby_compare(d);
 		}
 	}
+	ha_pending_do(d); /* a HANDOVER during the poll or the comparison */
 	/* Starting, or the master just failed: elect now, not a poll interval later. */
 	if (h->sm.state == SMP_SM_DISCOVERING) {
 		h->links_busy = d->links.busy;
 		daemon_ha_do(d, ha_discover(h));
+		ha_pending_do(d); /* a HANDOVER during the discovery (OpenSM sends one there) */
 		/* Our discovery could not read past nodes it has no key for: ask the master. */
 		if (h->links_from)
 			links_ask(d, h->links_from, usec / 1000);

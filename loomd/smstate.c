@@ -393,9 +393,20 @@ unsigned smstate_input(struct smstate *s, const struct sm_ev *ev)
 		go(s, SMP_SM_DISCOVERING, "starting");
 		return SMA_DISCOVER;
 	case SMI_DISCOVERED:
-		if (s->state != SMP_SM_DISCOVERING)
-			break;
-		return discovered(s, ev);
+		if (s->state == SMP_SM_DISCOVERING)
+			return discovered(s, ev);
+		/*
+		 * The discovery ran in DISCOVERING (only then is it asked for);
+		 * a control packet taken while its MADs ran (a HANDOVER: OpenSM
+		 * hands over to a higher SM that is still discovering; a
+		 * DISABLE) decided instead, and stands.
+		 */
+		if (s->state == SMP_SM_MASTER || s->state == SMP_SM_NOT_ACTIVE) {
+			log_info("SM: discovery done, but an SMInfo Set made this SM %s meanwhile: "
+				 "no election", smstate_name(s->state));
+			return 0;
+		}
+		break;
 	case SMI_SET:
 		return set_received(s, ev);
 	case SMI_POLL:

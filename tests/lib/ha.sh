@@ -58,8 +58,56 @@ ha_stop() { # SIG NAME...: signal each, wait (10 s at most) for it to go
 ha_guid() { sed -nE "s/^\[[0-9]+\][[:space:]]+\"[^\"]*\"\[1\]\(([0-9a-f]+)\).*# \"$1\" lid .*/\1/p" "$tmp/ibnd" | head -n 1; }
 ha_lid() { sed -nE "s/^\[[0-9]+\][[:space:]]+\"[^\"]*\"\[1\]\([0-9a-f]+\).*# \"$1\" lid ([0-9]+) .*/\1/p" "$tmp/ibnd" | head -n 1; }
 ha_sminfo() { sim_run F --host "$HC" sminfo "$@" 2>/dev/null; } # [LID]: asked from host C
+# IBA 14.4: the SM that got a HANDOVER (LOG) answers it, sends the old master
+# (GUID) ACKNOWLEDGE and only then works as master: in its log, after the
+# HANDOVER, the ACKNOWLEDGE answered, then the takeover (the old master's SA
+# state installed), then the first sweep's line. Line order, never time.
+ha_took_handover() { # CHECK LOG GUID
+	local out ok=0
+	out=$(ha_order "$tmp/$2.log" '-> MASTER: HANDOVER received' \
+		"SMInfo Set ACKNOWLEDGE to SM 0x0*${3#0*}: answered" 'SM: master in place of SM' \
+		'sweep [0-9]+ \(|SUBNET UP') || ok=1
+	tap_diag "$2's log: HANDOVER received, ACKNOWLEDGE answered, takeover, first sweep at lines $out"
+	tap_check "$1" test $ok -eq 0 ||
+		tap_diag "$(grep -nE 'SM|sweep [0-9]' "$tmp/$2.log" | head -n 20)"
+}
+# The old master (LOG) stands by on the ACKNOWLEDGE of the SM it handed to
+# (GUID): after its HANDOVER, the Set ACKNOWLEDGE (2) from that SM, then its
+# MASTER -> STANDBY naming it.
+ha_got_ack() { # CHECK LOG GUID
+	local out ok=0
+	out=$(ha_order "$tmp/$2.log" 'outranks us: sending it HANDOVER' \
+		"SMInfo Set 2 from SM 0x0*${3#0*} \(priority [0-9]+, STANDBY\)" \
+		"MASTER -> STANDBY: SM 0x0*${3#0*} acknowledged our HANDOVER") || ok=1
+	tap_diag "$2's log: HANDOVER sent, ACKNOWLEDGE received, MASTER -> STANDBY at lines $out"
+	tap_check "$1" test $ok -eq 0 || tap_diag "$(grep -n 'SM' "$tmp/$2.log" | tail -n 8)"
+}
 ha_lids() { sim_run F ibnetdiscover -l 2>/dev/null | sort; }
 ha_ms() { date +%s%3N; }
+# The number of FILE's first line at or after line FROM (default 1) that matches
+# the extended regular expression ERE; nothing if none does.
+ha_line() { # FILE ERE [FROM]
+	ERE=$2 awk -v from="${3:-1}" 'NR >= from && $0 ~ ENVIRON["ERE"] { print NR; exit }' "$1"
+}
+# Order in a log, not time: after FILE's first line matching AT, the first
+# line matching each ERE that follows comes in that order, each one there.
+# Prints "at:N N1 N2 ..." on stdout: the line numbers, "-" for one not there.
+ha_order() { # FILE AT ERE...
+	local f=$1 at n prev ok=0 out ere
+	at=$(ha_line "$f" "$2")
+	out="at:${at:--}"
+	[ -n "$at" ] || ok=1
+	prev=${at:-0}
+	shift 2
+	for ere in "$@"; do
+		n=$([ -z "$at" ] || ha_line "$f" "$ere" "$at")
+		out+=" ${n:--}"
+		if [ -z "$n" ] || [ "$n" -le "$prev" ]; then ok=1; fi
+		prev=${n:-$prev}
+	done
+	echo "$out"
+	return $ok
+}
 # After a change of master: no LID moved since $tmp/lids.before, the LFTs
 # still route every pair, sminfo names the new master; a loomd's first sweep
 # as master (LOG; "" for OpenSM) sends no LFT block, nor, when that sweep

@@ -7,7 +7,7 @@
  * ibsim sets IsSM in the port's CapabilityMask):
  *
  *     stucksm [-C CA] [-P PORT] [-a ACTCOUNT] [-m] [-p PRIORITY] [-g GUID]
- *             [-d DELAY_MS [-f FAST_MS]] -t SECONDS
+ *             [-d DELAY_MS [-f FAST_MS]] [-H LID -w FILE] -t SECONDS
  *
  * -g: the GUID its SMInfo shows (IBA 14.2.5.13: the SM's port GUID, which a
  * standby polls it by); default 0x0002c9ffff000001, a GUID of no port.
@@ -18,15 +18,28 @@
  * DELAY_MS after its Get came (after the first FAST_MS, default 0): a
  * master whose agent answers from behind a long queue, late for a
  * standby's poll but never silent.
+ *
+ * -H LID -w FILE: hand over, the way that meets a standby mid-poll. Once
+ * FILE exists, the next SMInfo Get (a standby's poll) is answered 100 ms
+ * late, and before that answer an SMInfo Set HANDOVER goes LID-routed to
+ * LID: it reaches the standby while its poll still waits. From then on
+ * stucksm shows STANDBY (as OpenSM, which stands by as it hands over) and
+ * answers SMInfo Sets with status 0. Prints "handover sent to LID N",
+ * "handover answered, status S" and, for an ACKNOWLEDGE, "acknowledge from
+ * 0xGUID state STATE" (the state the sender's SMInfo shows: 2 is STANDBY).
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <iba/ib_types.h>
 
 #include "mad/smp.h"
 #include "mad/txn.h"
@@ -51,6 +64,9 @@ struct stuck {
 	double delay, fast, t0; /* -d, -f (seconds), and when it started */
 	struct late q[STUCK_LATE];
 	unsigned n;
+	uint16_t handover_lid; /* -H */
+	const char *arm;       /* -w: hand over once this file exists */
+	bool handed;           /* the HANDOVER went out */
 };
 
 static double now_s(void)
@@ -86,24 +102,78 @@ static int send_due(struct stuck *s)
 	return (int)((next - t) * 1000) + 1;
 }
 
+/* -H: SMInfo Set HANDOVER, LID-routed (IBA 14.2.1.1: class 0x01, no DR fields), to LID. */
+static void send_handover(struct stuck *s, const struct smp_sm_info *si)
+{
+	struct smp_req q = { .method = SMP_SET, .attr_id = SMP_ATTR_SM_INFO,
+			     .attr_mod = 1 /* IBA 14.2.5.13: HANDOVER */ };
+	uint8_t mad[MAD_SIZE];
+	ib_smp_t smp;
+	int r;
+
+	smp_encode_sm_info(si, q.data);
+	if (smp_encode(&q, 0x4801u, mad) < 0)
+		return;
+	memcpy(&smp, mad, sizeof(smp));
+	smp.mgmt_class = IB_MCLASS_SUBN_LID;
+	smp.hop_ptr = smp.hop_count = 0;
+	smp.dr_slid = smp.dr_dlid = 0;
+	memset(smp.initial_path, 0, sizeof(smp.initial_path));
+	memset(smp.return_path, 0, sizeof(smp.return_path));
+	memcpy(mad, &smp, sizeof(smp));
+	r = txn_send_raw(s->x, mad, MAD_SIZE, &(struct mad_addr){ .lid = s->handover_lid });
+	s->handed = true;
+	printf("handover sent to LID %u%s%s\n", s->handover_lid, r < 0 ? ": " : "",
+	       r < 0 ? strerror(-r) : "");
+	fflush(stdout);
+}
+
+/* The answer to our HANDOVER (no transaction waits for it). */
+static bool on_response(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)
+{
+	struct smp_hdr h;
+
+	(void)arg, (void)from;
+	if (smp_peek(mad, len, &h) < 0 || h.attr_id != SMP_ATTR_SM_INFO || h.attr_mod != 1)
+		return false;
+	printf("handover answered, status %u\n", h.status);
+	fflush(stdout);
+	return true;
+}
+
 static void on_request(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)
 {
 	struct stuck *s = arg;
 	struct smp_sm_info si = { .guid = s->guid, .act_count = s->act_count,
-				  .priority = s->priority, .state = SMP_SM_MASTER };
+				  .priority = s->priority,
+				  .state = s->handed ? SMP_SM_STANDBY : SMP_SM_MASTER };
 	uint8_t data[SMP_DATA_SIZE], out[MAD_SIZE];
 	struct mad_addr to = { .lid = from ? from->lid : 0xffff };
+	struct smp_sm_info sender;
+	bool hold = s->delay > 0 && now_s() - s->t0 >= s->fast; /* -d */
+	double delay = s->delay;
 	struct smp_hdr h;
 
-	if (smp_peek(mad, len, &h) < 0 || h.method != SMP_GET || h.attr_id != SMP_ATTR_SM_INFO)
+	if (smp_peek(mad, len, &h) < 0 || h.attr_id != SMP_ATTR_SM_INFO ||
+	    (h.method != SMP_GET && !(h.method == SMP_SET && s->handover_lid)))
 		return;
+	if (h.method == SMP_SET && smp_decode_sm_info(mad, len, &sender) == 0) {
+		printf("%s from 0x%016" PRIx64 " state %u\n", h.attr_mod == 2 ? "acknowledge" :
+		       "SMInfo Set", sender.guid, sender.state);
+		fflush(stdout);
+	}
+	if (h.method == SMP_GET && s->handover_lid && !s->handed && access(s->arm, F_OK) == 0) {
+		send_handover(s, &si);
+		hold = true; /* the poll still waits when the HANDOVER reaches its sender */
+		delay = 0.1;
+	}
 	smp_encode_sm_info(&si, data);
 	if (smp_make_resp(mad, len, 0, data, out) < 0)
 		return;
-	if (s->delay > 0 && now_s() - s->t0 >= s->fast && s->n < STUCK_LATE) {
+	if (hold && s->n < STUCK_LATE) {
 		struct late *l = &s->q[s->n++];
 
-		l->at = now_s() + s->delay;
+		l->at = now_s() + delay;
 		memcpy(l->mad, out, MAD_SIZE);
 		l->to = to;
 		l->lid_routed = out[1] != 0x81;
@@ -124,9 +194,10 @@ int main(int argc, char **argv)
 	double end;
 	int c, r;
 
-	while ((c = getopt(argc, argv, "C:P:a:d:f:g:mp:t:")) != -1) {
+	while ((c = getopt(argc, argv, "C:H:P:a:d:f:g:mp:t:w:")) != -1) {
 		switch (c) {
 		case 'C': ca = optarg; break;
+		case 'H': s.handover_lid = (uint16_t)strtoul(optarg, NULL, 0); break;
 		case 'P': port = (unsigned)atoi(optarg); break;
 		case 'a': s.act_count = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'd': s.delay = atof(optarg) / 1000; break;
@@ -135,14 +206,21 @@ int main(int argc, char **argv)
 		case 'm': s.moving = true; break;
 		case 'p': s.priority = (uint8_t)atoi(optarg); break;
 		case 't': secs = (unsigned)atoi(optarg); break;
+		case 'w': s.arm = optarg; break;
 		default:
 			fprintf(stderr, "usage: stucksm [-C CA] [-P PORT] [-a ACTCOUNT] [-m] "
-				"[-p PRIORITY] [-g GUID] [-d DELAY_MS [-f FAST_MS]] -t SECONDS\n");
+				"[-p PRIORITY] [-g GUID] [-d DELAY_MS [-f FAST_MS]] [-H LID -w FILE] "
+				"-t SECONDS\n");
 			return 1;
 		}
 	}
 	if (!secs || optind != argc) {
 		fprintf(stderr, "stucksm: -t SECONDS is required (how long to answer)\n");
+		return 1;
+	}
+	if (!s.handover_lid != !s.arm) {
+		fprintf(stderr, "stucksm: -H LID and -w FILE go together (whom to hand over to, "
+			"and when)\n");
 		return 1;
 	}
 	r = mad_umad_open(ca, port, MAD_UMAD_SM, &u);
@@ -154,6 +232,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	txn_set_request_hook(s.x, on_request, &s);
+	txn_set_response_hook(s.x, on_response, &s);
 	printf("ready\n");
 	fflush(stdout);
 	s.t0 = now_s();

@@ -365,6 +365,65 @@ static void test_handover_no_ack(void **st)
 }
 
 /*
+ * The old master reads the ACKNOWLEDGE before the answer to its HANDOVER
+ * (both are in its queue when its HANDOVER's wait reads the port; measured
+ * on ibsim, loomd to loomd): it stands by on the ACKNOWLEDGE, and the
+ * answer after it changes nothing.
+ */
+static void test_handover_ack_first(void **st)
+{
+	struct smstate s;
+
+	(void)st;
+	in_state(&s, SMP_SM_MASTER);
+	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_PEER,
+			 .peer = sm(HIGHER_GUID, 9, SMP_SM_STANDBY) }), SMA_SEND_HANDOVER);
+	assert_int_equal(set(&s, SM_CTRL_ACKNOWLEDGE, SMP_SM_STANDBY), SMA_POLL | SMA_STOP);
+	assert_int_equal(s.state, SMP_SM_STANDBY);
+	assert_true(s.peer.guid == HIGHER_GUID);
+	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_HANDOVER_ANSWERED }), 0);
+	assert_int_equal(s.state, SMP_SM_STANDBY);
+	assert_int_equal(smstate_shown(&s), SMP_SM_STANDBY);
+	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_HANDOVER_TIMEOUT }), 0);
+	assert_int_equal(s.state, SMP_SM_STANDBY);
+}
+
+/*
+ * A control packet taken while discovery's MADs ran decides before the
+ * discovery ends: a HANDOVER (OpenSM hands over to a higher SM still
+ * DISCOVERING) makes this SM master and the ACKNOWLEDGE goes to the sender;
+ * the discovery's end, which still lists that SM as MASTER, elects nothing
+ * (it would stand by for it) and leaves the ACKNOWLEDGE's target alone.
+ */
+static void test_set_during_discovery(void **st)
+{
+	struct smp_sm_info old = sm(HIGHER_GUID, 9, SMP_SM_MASTER);
+	struct smstate s;
+	uint64_t transitions;
+
+	(void)st;
+	in_state(&s, SMP_SM_DISCOVERING);
+	assert_int_equal(set(&s, SM_CTRL_HANDOVER, SMP_SM_MASTER),
+			 SMA_SWEEP | SMA_SEND_ACK | SMA_TAKEOVER);
+	assert_int_equal(s.state, SMP_SM_MASTER);
+	transitions = s.transitions;
+	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_DISCOVERED, .peers = &old,
+							    .n_peers = 1 }), 0);
+	assert_int_equal(s.state, SMP_SM_MASTER);
+	assert_int_equal(s.transitions, transitions);
+	assert_true(s.have_peer && s.peer.guid == HIGHER_GUID);
+	/* A DISABLE meanwhile: NOT-ACTIVE stands too. */
+	in_state(&s, SMP_SM_DISCOVERING);
+	assert_int_equal(set(&s, SM_CTRL_DISABLE, SMP_SM_MASTER), 0);
+	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_DISCOVERED }), 0);
+	assert_int_equal(s.state, SMP_SM_NOT_ACTIVE);
+	/* A discovery's end in STANDBY has no such cause: ignored (and warned). */
+	in_state(&s, SMP_SM_STANDBY);
+	assert_int_equal(smstate_input(&s, &(struct sm_ev){ .in = SMI_DISCOVERED }), 0);
+	assert_int_equal(s.state, SMP_SM_STANDBY);
+}
+
+/*
  * IBA 14.4.1: HANDOVER goes to a higher STANDBY or MASTER. A higher SM still
  * DISCOVERING is left to finish (it stands by and sends trap 144); a lower
  * or NOT-ACTIVE one is never handed to.
@@ -420,6 +479,8 @@ int main(void)
 		cmocka_unit_test(test_actcount_stale),
 		cmocka_unit_test(test_handover_pair),
 		cmocka_unit_test(test_handover_no_ack),
+		cmocka_unit_test(test_handover_ack_first),
+		cmocka_unit_test(test_set_during_discovery),
 		cmocka_unit_test(test_handover_targets),
 		cmocka_unit_test(test_sticky),
 	};
