@@ -22,7 +22,9 @@
  *    one GetResp, the last (ibsim answers in order), with the modifier it
  *    sent: the table as set, status 0. The others are dropped on their way in.
  * A Set with those bits to a node it has no NumPorts of goes to ibsim as it
- * is (ibsim then answers for the pair its low 16 bits name).
+ * is (ibsim then answers for the pair its low 16 bits name). A retry (same
+ * TID) of a Set whose expansion is still under way is not sent again: the
+ * answer on its way answers it.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -218,6 +220,17 @@ static ssize_t expand(int fd, const void *buf, size_t count, const uint8_t *mad,
 			   .out_hi = mod & MOD_ALL_OUT ? nports : out0 };
 	memcpy(j->buf, buf, count);
 	pthread_mutex_lock(&lock);
+	/*
+	 * The client's retry of a Set still being expanded (its TID pending):
+	 * the answer on its way answers it too. Expanding it again would only
+	 * lengthen the queue that made the client retry.
+	 */
+	for (unsigned k = 0; k < MAX_PEND; k++)
+		if (pend[k].used && pend[k].tid == rig_mad_tid(mad)) {
+			pthread_mutex_unlock(&lock);
+			free(j);
+			return (ssize_t)count;
+		}
 	for (unsigned k = 0; k < MAX_PEND && !p; k++)
 		if (!pend[k].used)
 			p = &pend[k];
