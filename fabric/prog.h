@@ -13,6 +13,7 @@
  *   prog_pkey.c   the P_KeyTable blocks that differ
  *   prog_qos.c    SLtoVLMappingTable and VLArbitrationTable of each port class
  *   prog_mft.c    the MulticastForwardingTable blocks of the groups' trees
+ *   prog_held.c   a cached block as the node holds it: read, sent or left alone
  *   prog_cache.c  the LFTs as last programmed, by switch GUID (the SA reads them);
  *                 the SL-to-VL and VLArb tables as last read or set, by node GUID;
  *                 which nodes look reset, which no SM has configured

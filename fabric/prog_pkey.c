@@ -2,9 +2,9 @@
 /*
  * Programming P_Key tables: each block read, sent only if it differs; on a
  * node no SM had configured (prog_fresh_nodes()), sent without a read. A
- * targeted sweep trusts the cache (prog_cache.c) for block 0, the one most
- * ports have: known and as wanted, neither read nor sent; known and not,
- * sent without a read. A heavy sweep reads every block (and fills the cache).
+ * targeted sweep trusts the cache (prog_cache.c, prog_held.c) for block 0,
+ * the one most ports have: known and as wanted, neither read nor sent;
+ * known and not, sent without a read. A heavy sweep reads every block (and fills the cache).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,18 +42,15 @@ static uint32_t pkey_mod(const struct prog *g, uint32_t pi, uint32_t b)
 	return smp_pkey_mod(subnet_is_switch(g->sn, p->node) ? p->num : 0, (uint16_t)b);
 }
 
-/* The cache's block 0 of port pi's table, *known its flag; NULL if none (or ENOMEM). */
-static uint16_t *cached(struct prog *g, uint32_t pi, uint8_t **known)
+/* The cache's block 0 of port pi's table (copy NULL: none, or ENOMEM). */
+static struct prog_held cached(struct prog *g, uint32_t pi)
 {
 	const struct subnet_port *p = &g->sn->port[pi];
-	const struct subnet_node *n = &g->sn->node[p->node];
-	struct prog_lft *e;
+	struct prog_lft *e = prog_held_node(g, pi);
 
-	if (!g->cache || !(e = prog_cache_get(g->cache, n->guid)) ||
-	    prog_pkey_tab(e, n->nports) < 0)
-		return NULL;
-	*known = &e->pkey_known[p->num];
-	return e->pkey[p->num];
+	if (!e || prog_pkey_tab(e, g->sn->node[p->node].nports) < 0)
+		return (struct prog_held){ NULL, NULL };
+	return (struct prog_held){ e->pkey[p->num], &e->pkey_known[p->num] };
 }
 
 static void send_block(struct prog *g, uint32_t pi, uint32_t b, const uint16_t want[SMP_PKEY_BLOCK])
@@ -72,38 +69,28 @@ static void send_block(struct prog *g, uint32_t pi, uint32_t b, const uint16_t w
 void prog_pkey_reply(struct prog *g, const struct preq *q, const uint8_t *resp, size_t len)
 {
 	uint16_t have[SMP_PKEY_BLOCK], want[SMP_PKEY_BLOCK];
-	uint8_t *known = NULL;
-	uint16_t *c = q->block == 0 ? cached(g, q->idx, &known) : NULL;
+	struct prog_held c = q->block == 0 ? cached(g, q->idx) : (struct prog_held){ NULL, NULL };
 
 	if (smp_decode_pkeys(resp, len, have) < 0)
 		return;
-	if (c) {
-		memcpy(c, have, sizeof(have));
-		*known = 1;
-	}
 	want_pkeys(g, q->idx, q->block, want);
-	if (q->kind != PREQ_PKEY_GET || !memcmp(have, want, sizeof(have)))
-		return;
-	if (c)
-		*known = 0; /* until the Set's GetResp says what the port took */
-	send_block(g, q->idx, q->block, want);
+	if (prog_held_answer(c, have, want, sizeof(have), q->kind == PREQ_PKEY_GET))
+		send_block(g, q->idx, q->block, want);
 }
 
 /* A targeted sweep and block 0 known: left alone if as wanted, else sent. True if done so. */
 static bool from_cache(struct prog *g, uint32_t pi, uint32_t b)
 {
 	uint16_t want[SMP_PKEY_BLOCK];
-	uint8_t *known = NULL;
-	uint16_t *c;
+	int k;
 
-	if (!g->o->only || b != 0 || !(c = cached(g, pi, &known)) || !*known)
+	if (!g->o->only || b != 0)
 		return false;
 	want_pkeys(g, pi, b, want);
-	if (memcmp(c, want, sizeof(want))) {
-		*known = 0;
+	k = prog_held_check(cached(g, pi), want, sizeof(want));
+	if (k == 0)
 		send_block(g, pi, b, want);
-	}
-	return true;
+	return k >= 0;
 }
 
 void prog_program_pkeys(struct prog *g)

@@ -120,6 +120,34 @@ struct prog_qos_tab *prog_qos_tab(struct prog_lft *e, uint8_t nports);
 /* e's P_Key blocks 0 (e->pkey), made (all unknown) for a node of nports ports: 0 or -ENOMEM. */
 int prog_pkey_tab(struct prog_lft *e, uint8_t nports);
 
+/*
+ * prog_held.c: a block as the node holds it, cached: its copy (NULL: not
+ * cached, no cache or out of memory, and every call a no-op or "unknown")
+ * and its known flag. The entry of port pi's node: prog_held_node().
+ */
+struct prog_held {
+	void *copy;
+	uint8_t *known;
+};
+struct prog_lft *prog_held_node(struct prog *g, uint32_t pi);
+bool prog_held_known(struct prog_held h);
+/* Known, and holding want. */
+bool prog_held_is(struct prog_held h, const void *want, size_t size);
+void prog_held_forget(struct prog_held h);
+/* A GetResp said the node holds have. */
+void prog_held_set(struct prog_held h, const void *have, size_t size);
+/*
+ * A GetResp to a Get (get) or a Set: have cached; true if the block is to be
+ * sent (a Get found it other than want: unknown until that Set's GetResp).
+ */
+bool prog_held_answer(struct prog_held h, const void *have, const void *want, size_t size,
+		      bool get);
+/*
+ * Before a read: 1 known as want (leave it), 0 known and not (now unknown:
+ * send it unread), -1 not known.
+ */
+int prog_held_check(struct prog_held h, const void *want, size_t size);
+
 /* prog.c, for the table phases in prog_lft.c, prog_pkey.c, prog_qos.c and prog_mft.c. */
 bool prog_port_route(const struct prog *g, uint32_t pi, struct smp_req *r);
 void prog_submit(struct prog *g, const struct smp_req *r, enum preq_kind kind, uint32_t idx,

@@ -92,20 +92,19 @@ static size_t want_block(const struct prog *g, bool sl2vl, uint32_t pi, uint32_t
 
 /*
  * The cache's copy of the block a request to port pi with modifier mod is
- * about, *known set if it is what the node holds; NULL if there is none
- * (no cache, or out of memory: the block is then read every sweep).
+ * about (prog_held.c); copy NULL if there is none (no cache, or out of
+ * memory: the block is then read every sweep).
  */
-static uint8_t *cached(struct prog *g, bool sl2vl, uint32_t pi, uint32_t mod, uint8_t **known)
+static struct prog_held cached(struct prog *g, bool sl2vl, uint32_t pi, uint32_t mod)
 {
 	const struct subnet_port *p = &g->sn->port[pi];
 	const struct subnet_node *n = &g->sn->node[p->node];
+	struct prog_lft *e = prog_held_node(g, pi);
 	struct prog_qos_tab *t;
-	struct prog_lft *e;
 	size_t slot;
 
-	if (!g->cache || !(e = prog_cache_get(g->cache, n->guid)) ||
-	    !(t = prog_qos_tab(e, n->nports)))
-		return NULL;
+	if (!e || !(t = prog_qos_tab(e, n->nports)))
+		return (struct prog_held){ NULL, NULL };
 	if (sl2vl) {
 		unsigned in = 0, out = p->num;
 
@@ -114,14 +113,12 @@ static uint8_t *cached(struct prog *g, bool sl2vl, uint32_t pi, uint32_t mod, ui
 			out = mod & 0xff;
 		}
 		if (in > n->nports || out > n->nports)
-			return NULL;
+			return (struct prog_held){ NULL, NULL };
 		slot = (size_t)in * (n->nports + 1u) + out;
-		*known = &t->sl2vl_known[slot];
-		return t->sl2vl[slot];
+		return (struct prog_held){ t->sl2vl[slot], &t->sl2vl_known[slot] };
 	}
 	slot = (size_t)p->num * 2 + ((mod >> 16) == SMP_VLARB_HIGH_0_31);
-	*known = &t->vlarb_known[slot];
-	return (uint8_t *)t->vlarb[slot];
+	return (struct prog_held){ t->vlarb[slot], &t->vlarb_known[slot] };
 }
 
 static void send_block(struct prog *g, bool sl2vl, uint32_t pi, uint32_t mod,
@@ -155,17 +152,14 @@ static void opt_reply(struct prog *g, const struct preq *q, const uint8_t *resp,
 {
 	uint32_t node = g->sn->port[q->idx].node;
 	const struct subnet_node *n = &g->sn->node[node];
-	uint8_t have[SMP_NUM_SL], *known, *c;
+	uint8_t have[SMP_NUM_SL];
 
 	if (smp_decode_sl2vl(resp, len, have) < 0)
 		return;
 	for (unsigned o = 0; o <= n->nports; o++)
 		for (unsigned i = 0; opt_covers(q->block, o) && i <= n->nports; i++)
-			if ((c = cached(g, true, q->idx, smp_sl2vl_mod((uint8_t)i, (uint8_t)o),
-					&known))) {
-				memcpy(c, have, SMP_NUM_SL);
-				*known = 1;
-			}
+			prog_held_set(cached(g, true, q->idx, smp_sl2vl_mod((uint8_t)i, (uint8_t)o)),
+				      have, SMP_NUM_SL);
 }
 
 /*
@@ -179,20 +173,13 @@ static void reply_one(struct prog *g, const struct preq *q, const uint8_t *resp,
 	bool get = q->kind == PREQ_SL2VL_GET || q->kind == PREQ_VLARB_GET;
 	union qos_block w, have;
 	size_t size = want_block(g, sl2vl, q->idx, q->block, &w);
-	uint8_t *known = NULL, *c = cached(g, sl2vl, q->idx, q->block, &known);
+	struct prog_held c = cached(g, sl2vl, q->idx, q->block);
 
 	memset(&have, 0, sizeof(have));
 	if ((sl2vl ? smp_decode_sl2vl(resp, len, have.vl) : smp_decode_vlarb(resp, len, have.e)) < 0)
 		return;
-	if (c) {
-		memcpy(c, &have, size);
-		*known = 1;
-	}
-	if (!get || !memcmp(&w, &have, size))
-		return;
-	if (c)
-		*known = 0;
-	send_block(g, sl2vl, q->idx, q->block, &w);
+	if (prog_held_answer(c, &have, &w, size, get))
+		send_block(g, sl2vl, q->idx, q->block, &w);
 }
 
 /* A GetResp to a QoS Get or Set (prog.c). */
@@ -224,19 +211,17 @@ static void ask(struct prog *g, uint32_t pi, uint16_t attr, uint32_t mod, enum p
 {
 	struct smp_req r = { .method = SMP_GET, .attr_id = attr, .attr_mod = mod };
 	bool sl2vl = attr == SMP_ATTR_SL2VL;
-	uint8_t *known = NULL, *c = cached(g, sl2vl, pi, mod, &known);
+	struct prog_held c = cached(g, sl2vl, pi, mod);
 	uint32_t node = g->sn->port[pi].node;
-	bool have = c && *known;
+	bool have = prog_held_known(c);
 
 	if (have || g->fresh[node]) {
 		union qos_block w;
 		size_t size = want_block(g, sl2vl, pi, mod, &w);
 
-		if (have && !memcmp(c, &w, size))
+		if (prog_held_check(c, &w, size) > 0)
 			return;
-		if (have)
-			*known = 0;
-		else {
+		if (!have) {
 			g->rep->qos_unread++;
 			fresh_node(g, node);
 		}
@@ -308,19 +293,14 @@ static bool opt_needs(struct prog *g, uint32_t node, unsigned o, const uint8_t w
 
 	for (unsigned i = 0; i <= n->nports && !need; i++) {
 		uint32_t pi = subnet_port_idx(g->sn, node, i);
-		uint8_t *known = NULL, *c;
 
 		if (i == o || !qos_port(g, pi) || (g->o->only && !g->o->only[po] && !g->o->only[pi]))
 			continue;
-		c = cached(g, true, p0, smp_sl2vl_mod((uint8_t)i, (uint8_t)o), &known);
-		need = !c || !*known || memcmp(c, w, SMP_NUM_SL);
+		need = !prog_held_is(cached(g, true, p0, smp_sl2vl_mod((uint8_t)i, (uint8_t)o)), w,
+				     SMP_NUM_SL);
 	}
-	for (unsigned i = 0; i <= n->nports && need; i++) {
-		uint8_t *known = NULL;
-
-		if (cached(g, true, p0, smp_sl2vl_mod((uint8_t)i, (uint8_t)o), &known))
-			*known = 0;
-	}
+	for (unsigned i = 0; i <= n->nports && need; i++)
+		prog_held_forget(cached(g, true, p0, smp_sl2vl_mod((uint8_t)i, (uint8_t)o)));
 	return need;
 }
 

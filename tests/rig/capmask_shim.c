@@ -26,7 +26,6 @@
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
-#include <endian.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,17 +33,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define UMAD_HDR 64
-#define MAD_LEN 256
-#define CLASS_SMI_DR 0x81
-#define ATTR_PORT_INFO 0x0015
-#define ATTR_SL2VL 0x0017
-#define METHOD_GET 0x01
-#define METHOD_SET 0x02
-#define METHOD_GETRESP 0x81
-#define DR_INITIAL_PATH 128 /* IBA 14.2.1.2: the DR SMP's InitialPath */
-#define PI_CAPMASK 20       /* IBA 14.2.5.6: PortInfo:CapabilityMask, in the data */
-#define SMP_DATA 64
+#include "rig_mad.h"
+
+#define PI_CAPMASK 20 /* IBA 14.2.5.6: PortInfo:CapabilityMask, in the data */
 
 static ssize_t (*next_read)(int, void *, size_t);
 static ssize_t (*next_write)(int, const void *, size_t);
@@ -82,58 +73,36 @@ __attribute__((constructor)) static void shim_init(void)
 		setvbuf(log_file, NULL, _IOLBF, 0);
 }
 
-static const uint8_t *dr_smp(const void *buf, ssize_t n)
-{
-	const uint8_t *mad = (const uint8_t *)buf + UMAD_HDR;
-
-	if (n < UMAD_HDR + MAD_LEN || mad[0] != 1 || mad[1] != CLASS_SMI_DR)
-		return NULL;
-	return mad;
-}
-
-static uint16_t mad16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
 static int on_path(const uint8_t *mad)
 {
-	unsigned hops = mad[7];
+	unsigned hops = mad[RIG_DR_HOPS];
 
 	return have_path && hops == want_hops &&
-	       !memcmp(mad + DR_INITIAL_PATH + 1, want_path + 1, hops);
+	       !memcmp(mad + RIG_DR_INITIAL_PATH + 1, want_path + 1, hops);
 }
 
 ssize_t read(int fd, void *buf, size_t count)
 {
 	ssize_t n = next_read(fd, buf, count);
-	uint8_t *mad = (uint8_t *)dr_smp(buf, n);
-	uint32_t cap;
+	uint8_t *mad = rig_mad_dr_smp(buf, n);
+	uint8_t *cap;
 
-	if (!mad || !clear_bits || mad[3] != METHOD_GETRESP ||
-	    mad16(mad + 16) != ATTR_PORT_INFO || !on_path(mad))
+	if (!mad || !clear_bits || mad[3] != RIG_METHOD_GETRESP ||
+	    rig_mad_be16(mad + 16) != RIG_ATTR_PORT_INFO || !on_path(mad))
 		return n;
-	memcpy(&cap, mad + SMP_DATA + PI_CAPMASK, 4);
-	cap = htobe32(be32toh(cap) & ~clear_bits);
-	memcpy(mad + SMP_DATA + PI_CAPMASK, &cap, 4);
+	cap = mad + RIG_SMP_DATA + PI_CAPMASK;
+	rig_mad_put_be32(cap, rig_mad_be32(cap) & ~clear_bits);
 	return n;
 }
 
 ssize_t write(int fd, const void *buf, size_t count)
 {
-	const uint8_t *mad = dr_smp(buf, (ssize_t)count);
+	const uint8_t *mad = rig_mad_dr_smp(buf, (ssize_t)count);
 
-	if (mad && log_file && mad16(mad + 16) == ATTR_SL2VL &&
-	    (mad[3] == METHOD_GET || mad[3] == METHOD_SET)) {
-		char path[4 * 64 + 2] = "0";
-		size_t k = 1;
-
-		for (unsigned h = 1; h <= mad[7] && h < 64; h++)
-			k += (size_t)snprintf(path + k, sizeof(path) - k, ",%u",
-					      mad[DR_INITIAL_PATH + h]);
+	if (mad && log_file && rig_mad_be16(mad + 16) == RIG_ATTR_SL2VL &&
+	    (mad[3] == RIG_METHOD_GET || mad[3] == RIG_METHOD_SET)) {
 		pthread_mutex_lock(&lock);
-		fprintf(log_file, "sl2vl %s %s mod 0x%08x\n", mad[3] == METHOD_GET ? "get" : "set",
-			path, (unsigned)mad16(mad + 20) << 16 | mad16(mad + 22));
+		rig_mad_sl2vl_log(log_file, mad);
 		pthread_mutex_unlock(&lock);
 	}
 	return next_write(fd, buf, count);

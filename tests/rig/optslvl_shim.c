@@ -22,13 +22,14 @@
  *    one GetResp, the last (ibsim answers in order), with the modifier it
  *    sent: the table as set, status 0. The others are dropped on their way in.
  * A Set with those bits to a node it has no NumPorts of goes to ibsim as it
- * is (ibsim then answers for the pair its low 16 bits name).
+ * is (ibsim then answers for the pair its low 16 bits name). A retry (same
+ * TID) of a Set whose expansion is still under way is not sent again: the
+ * answer on its way answers it.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
-#include <endian.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -37,17 +38,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define UMAD_HDR 64
-#define MAD_LEN 256
-#define CLASS_SMI_DR 0x81
-#define ATTR_NODE_INFO 0x0011
-#define ATTR_SWITCH_INFO 0x0012
-#define ATTR_SL2VL 0x0017
-#define METHOD_GET 0x01
-#define METHOD_SET 0x02
-#define METHOD_GETRESP 0x81
-#define DR_INITIAL_PATH 128
-#define SMP_DATA 64
+#include "rig_mad.h"
+
 #define SI_LIFE_STATE 11 /* SwitchInfo byte: LifeTimeValue, PortStateChange, OptimizedSL2VL */
 #define SI_OPT_SL2VL 0x01
 #define MOD_ALL_OUT 0x10000u
@@ -85,47 +77,21 @@ __attribute__((constructor)) static void shim_init(void)
 		setvbuf(log_file, NULL, _IOLBF, 0);
 }
 
+/* A directed-route SMP of 16 hops at most (the switch table keeps 16). */
 static uint8_t *dr_smp(const void *buf, ssize_t n)
 {
-	uint8_t *mad = (uint8_t *)buf + UMAD_HDR;
+	uint8_t *mad = rig_mad_dr_smp(buf, n);
 
-	if (n < UMAD_HDR + MAD_LEN || mad[0] != 1 || mad[1] != CLASS_SMI_DR || mad[7] > 16)
-		return NULL;
-	return mad;
-}
-
-static uint16_t mad16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t mad_mod(const uint8_t *mad)
-{
-	return (uint32_t)mad16(mad + 20) << 16 | mad16(mad + 22);
-}
-
-static void set_mod(uint8_t *mad, uint32_t mod)
-{
-	uint32_t be = htobe32(mod);
-
-	memcpy(mad + 20, &be, 4);
-}
-
-static uint64_t mad_tid(const uint8_t *mad)
-{
-	uint64_t be;
-
-	memcpy(&be, mad + 8, 8);
-	return be64toh(be);
+	return mad && mad[RIG_DR_HOPS] <= 16 ? mad : NULL;
 }
 
 /* The table slot of the switch at mad's route (NULL: full). Under lock. */
 static struct sw *sw_slot(const uint8_t *mad, int add)
 {
-	unsigned hops = mad[7], h = hops;
+	unsigned hops = mad[RIG_DR_HOPS], h = hops;
 
 	for (unsigned i = 1; i <= hops; i++)
-		h = h * 131 + mad[DR_INITIAL_PATH + i];
+		h = h * 131 + mad[RIG_DR_INITIAL_PATH + i];
 	for (unsigned k = 0; k < MAX_SW; k++) {
 		struct sw *s = &sw_tab[(h + k) % MAX_SW];
 
@@ -134,10 +100,10 @@ static struct sw *sw_slot(const uint8_t *mad, int add)
 				return NULL;
 			s->used = 1;
 			s->hops = (uint8_t)hops;
-			memcpy(s->path, mad + DR_INITIAL_PATH + 1, hops);
+			memcpy(s->path, mad + RIG_DR_INITIAL_PATH + 1, hops);
 			return s;
 		}
-		if (s->hops == hops && !memcmp(s->path, mad + DR_INITIAL_PATH + 1, hops))
+		if (s->hops == hops && !memcmp(s->path, mad + RIG_DR_INITIAL_PATH + 1, hops))
 			return s;
 	}
 	return NULL;
@@ -146,7 +112,7 @@ static struct sw *sw_slot(const uint8_t *mad, int add)
 /* An answer to drop (an expanded Set's but the last)? The last gets its modifier back. */
 static int take_answer(uint8_t *mad)
 {
-	uint64_t tid = mad_tid(mad);
+	uint64_t tid = rig_mad_tid(mad);
 
 	for (unsigned k = 0; k < MAX_PEND; k++) {
 		struct pend *p = &pend[k];
@@ -157,7 +123,7 @@ static int take_answer(uint8_t *mad)
 			p->drop--;
 			return 1;
 		}
-		set_mod(mad, p->mod);
+		rig_mad_set_mod(mad, p->mod);
 		p->used = 0;
 		return 0;
 	}
@@ -172,35 +138,24 @@ ssize_t read(int fd, void *buf, size_t count)
 		uint16_t attr;
 		int drop = 0;
 
-		if (!mad || mad[3] != METHOD_GETRESP)
+		if (!mad || mad[3] != RIG_METHOD_GETRESP)
 			return n;
-		attr = mad16(mad + 16);
+		attr = rig_mad_be16(mad + 16);
 		pthread_mutex_lock(&lock);
-		if (attr == ATTR_NODE_INFO && mad[SMP_DATA + 2] == 2) {
+		if (attr == RIG_ATTR_NODE_INFO && mad[RIG_SMP_DATA + 2] == 2) {
 			struct sw *s = sw_slot(mad, 1);
 
 			if (s)
-				s->nports = mad[SMP_DATA + 3];
-		} else if (attr == ATTR_SWITCH_INFO) {
-			mad[SMP_DATA + SI_LIFE_STATE] |= SI_OPT_SL2VL;
-		} else if (attr == ATTR_SL2VL) {
+				s->nports = mad[RIG_SMP_DATA + 3];
+		} else if (attr == RIG_ATTR_SWITCH_INFO) {
+			mad[RIG_SMP_DATA + SI_LIFE_STATE] |= SI_OPT_SL2VL;
+		} else if (attr == RIG_ATTR_SL2VL) {
 			drop = take_answer(mad);
 		}
 		pthread_mutex_unlock(&lock);
 		if (!drop)
 			return n;
 	}
-}
-
-static void log_sl2vl(const uint8_t *mad)
-{
-	char path[4 * 16 + 2] = "0";
-	size_t k = 1;
-
-	for (unsigned h = 1; h <= mad[7]; h++)
-		k += (size_t)snprintf(path + k, sizeof(path) - k, ",%u", mad[DR_INITIAL_PATH + h]);
-	fprintf(log_file, "sl2vl %s %s mod 0x%08x\n", mad[3] == METHOD_GET ? "get" : "set", path,
-		mad_mod(mad));
 }
 
 /*
@@ -237,7 +192,7 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&lock);
 		for (unsigned i = j->in_lo; i <= j->in_hi; i++)
 			for (unsigned o = j->out_lo; o <= j->out_hi; o++) {
-				set_mod(j->buf + UMAD_HDR, i << 8 | o);
+				rig_mad_set_mod(j->buf + RIG_UMAD_HDR, i << 8 | o);
 				/* Paced: ibsim takes a burst of thousands badly (seen at k=12). */
 				usleep(50);
 				/* A failure: the client's wait times out, as on a lost MAD. */
@@ -252,7 +207,7 @@ static void *writer_main(void *arg)
 /* An optimized Set: one Set a pair it covers, the client's TID on all. */
 static ssize_t expand(int fd, const void *buf, size_t count, const uint8_t *mad, unsigned nports)
 {
-	uint32_t mod = mad_mod(mad);
+	uint32_t mod = rig_mad_mod(mad);
 	unsigned in0 = (mod >> 8) & 0xff, out0 = mod & 0xff;
 	struct job *j = malloc(sizeof(*j) + count);
 	struct pend *p = NULL;
@@ -265,6 +220,17 @@ static ssize_t expand(int fd, const void *buf, size_t count, const uint8_t *mad,
 			   .out_hi = mod & MOD_ALL_OUT ? nports : out0 };
 	memcpy(j->buf, buf, count);
 	pthread_mutex_lock(&lock);
+	/*
+	 * The client's retry of a Set still being expanded (its TID pending):
+	 * the answer on its way answers it too. Expanding it again would only
+	 * lengthen the queue that made the client retry.
+	 */
+	for (unsigned k = 0; k < MAX_PEND; k++)
+		if (pend[k].used && pend[k].tid == rig_mad_tid(mad)) {
+			pthread_mutex_unlock(&lock);
+			free(j);
+			return (ssize_t)count;
+		}
 	for (unsigned k = 0; k < MAX_PEND && !p; k++)
 		if (!pend[k].used)
 			p = &pend[k];
@@ -275,7 +241,7 @@ static ssize_t expand(int fd, const void *buf, size_t count, const uint8_t *mad,
 		free(j);
 		return next_write(fd, buf, count);
 	}
-	*p = (struct pend){ .tid = mad_tid(mad), .used = 1, .mod = mod,
+	*p = (struct pend){ .tid = rig_mad_tid(mad), .used = 1, .mod = mod,
 			    .drop = (j->in_hi - j->in_lo + 1) * (j->out_hi - j->out_lo + 1) - 1 };
 	*jobs_tail = j;
 	jobs_tail = &j->next;
@@ -290,13 +256,13 @@ ssize_t write(int fd, const void *buf, size_t count)
 	struct sw *s;
 	unsigned nports = 0;
 
-	if (!mad || mad16(mad + 16) != ATTR_SL2VL ||
-	    (mad[3] != METHOD_GET && mad[3] != METHOD_SET))
+	if (!mad || rig_mad_be16(mad + 16) != RIG_ATTR_SL2VL ||
+	    (mad[3] != RIG_METHOD_GET && mad[3] != RIG_METHOD_SET))
 		return next_write(fd, buf, count);
 	pthread_mutex_lock(&lock);
 	if (log_file)
-		log_sl2vl(mad);
-	if (mad[3] == METHOD_SET && (mad_mod(mad) & (MOD_ALL_IN | MOD_ALL_OUT)) &&
+		rig_mad_sl2vl_log(log_file, mad);
+	if (mad[3] == RIG_METHOD_SET && (rig_mad_mod(mad) & (MOD_ALL_IN | MOD_ALL_OUT)) &&
 	    (s = sw_slot(mad, 0)))
 		nports = s->nports;
 	pthread_mutex_unlock(&lock);

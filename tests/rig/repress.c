@@ -15,7 +15,7 @@
  * reports no timeouts, so that SM's next sweep never ends.
  *
  * Where. umad2sim's receiver thread waits with poll() on its socket from
- * ibsim, reads each packet (ibsim's struct sim_request) with read(), and
+ * ibsim, reads each packet (ibsim's struct rig_mad_simrequest) with read(), and
  * sends with write(); it reaches libc through dlsym(RTLD_NEXT), which,
  * behind umad2sim and the tail, is this library. So this is the boundary
  * between the process and ibsim: what it writes here is what ibsim would
@@ -74,7 +74,8 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#define MAD_SIZE 256
+#include "rig_mad.h"
+
 #define SIM_MAGIC 0xdeadbeef
 #define CTL_CONNECT 1     /* ibsim's enum SIM_CTL_TYPES (include/ibsim.h) */
 #define CTL_GET_PORTINFO 8
@@ -91,13 +92,6 @@
  */
 #define TID_KEPT 0x00000000ffffffffULL
 
-/* ibsim's packet (include/ibsim.h, struct sim_request): 288 bytes. */
-struct sim_req {
-	uint32_t dlid, slid, dqp, sqp, status; /* LIDs: network order in the low 16 bits */
-	uint64_t length;
-	uint8_t mad[MAD_SIZE];
-};
-
 /* ibsim's control message (struct sim_ctl): 80 bytes. */
 struct sim_ctl {
 	uint32_t magic, clientid, type, len;
@@ -108,7 +102,7 @@ struct sim_ctl {
 struct relay_msg {
 	uint32_t magic;
 	uint32_t from_pid;
-	struct sim_req req;
+	struct rig_mad_simreq req;
 };
 
 static struct {
@@ -127,8 +121,8 @@ static struct {
 	int relay_fd;     /* ours in the folder */
 	bool issm;
 	bool have_pending; /* a relayed packet for the next read of sim_fd */
-	struct sim_req pending;
-	struct sim_req queue[QUEUE]; /* TrapRepresses written, for the relay thread */
+	struct rig_mad_simreq pending;
+	struct rig_mad_simreq queue[QUEUE]; /* TrapRepresses written, for the relay thread */
 	unsigned q_head, q_len;
 	uint64_t traps[TRAPS]; /* TIDs of traps written, oldest overwritten first; 0: free */
 	unsigned next_trap;
@@ -181,20 +175,6 @@ static void say(const char *fmt, ...)
 		return;
 	(void)!g.write(fd, line, (size_t)n);
 	g.close(fd);
-}
-
-static uint64_t tid_of(const uint8_t *mad)
-{
-	uint64_t t;
-
-	memcpy(&t, mad + 8, 8);
-	return be64toh(t);
-}
-
-static void set_tid(uint8_t *mad, uint64_t tid)
-{
-	tid = htobe64(tid);
-	memcpy(mad + 8, &tid, 8);
 }
 
 /* An abstract socket name "\0NAME:..." of ibsim's; the part after "NAME:" or NULL. */
@@ -312,7 +292,7 @@ static int port_of(int slot, uint16_t *lid, uint8_t *lmc)
 		    c.type == CTL_GET_PORTINFO)
 			break;
 	}
-	*lid = (uint16_t)(c.data[16] << 8 | c.data[17]); /* IBA 14.2.5.6 PortInfo:LID */
+	*lid = rig_mad_be16(c.data + 16); /* IBA 14.2.5.6 PortInfo:LID */
 	*lmc = c.data[34] & 7;                           /* PortInfo:LMC */
 	return 0;
 }
@@ -336,7 +316,7 @@ static bool relay_to(const char *name, const struct relay_msg *m)
 }
 
 /* One TrapRepress written by this process: to every SM slot whose port the DLID names. */
-static void relay_one(struct sim_req *q)
+static void relay_one(struct rig_mad_simreq *q)
 {
 	uint16_t dlid = be16toh((uint16_t)q->dlid), lid = 0, plid;
 	uint8_t lmc, plmc;
@@ -350,7 +330,7 @@ static void relay_one(struct sim_req *q)
 	 * SLID of 0 becomes the sender port's LID, TID bits 48..63 its slot. */
 	if (port_of(g.slot, &lid, &lmc) == 0 && !be16toh((uint16_t)q->slid))
 		q->slid = htobe16(lid);
-	set_tid(q->mad, (tid_of(q->mad) & 0xffffffffffffULL) | (uint64_t)g.slot << 48);
+	rig_mad_set_tid(q->mad, (rig_mad_tid(q->mad) & 0xffffffffffffULL) | (uint64_t)g.slot << 48);
 	m.req = *q;
 	d = opendir(g.dir);
 	if (!d)
@@ -364,19 +344,19 @@ static void relay_one(struct sim_req *q)
 		if (relay_to(e->d_name, &m)) {
 			sent++;
 			say("TrapRepress TID 0x%016" PRIx64 " from LID %u to LID %u: relayed to "
-			    "slot %d (pid %d)", tid_of(q->mad), lid, dlid, slot, pid);
+			    "slot %d (pid %d)", rig_mad_tid(q->mad), lid, dlid, slot, pid);
 		}
 	}
 	closedir(d);
 	if (!sent)
 		say("TrapRepress TID 0x%016" PRIx64 " from LID %u to LID %u: no process of this "
 		    "simulator with the relay at that port; dropped (as ibsim drops it)",
-		    tid_of(q->mad), lid, dlid);
+		    rig_mad_tid(q->mad), lid, dlid);
 }
 
 static void *relay_thread(void *arg)
 {
-	struct sim_req q;
+	struct rig_mad_simreq q;
 
 	(void)arg;
 	pthread_mutex_lock(&g.lock);
@@ -394,7 +374,7 @@ static void *relay_thread(void *arg)
 }
 
 /* Under g.lock: queue a written TrapRepress for the relay thread. */
-static void queue_repress(const struct sim_req *q)
+static void queue_repress(const struct rig_mad_simreq *q)
 {
 	pthread_t t;
 	sigset_t all, old;
@@ -413,7 +393,7 @@ static void queue_repress(const struct sim_req *q)
 	}
 	if (g.q_len == QUEUE) {
 		say("%d TrapRepresses waiting to be relayed; TID 0x%016" PRIx64 " dropped", QUEUE,
-		    tid_of(q->mad));
+		    rig_mad_tid(q->mad));
 		return;
 	}
 	g.queue[(g.q_head + g.q_len++) % QUEUE] = *q;
@@ -438,9 +418,9 @@ static void note_ctl(const struct sim_ctl *c)
 }
 
 /* Under g.lock: a trap this process sends; its TrapRepress may be delivered. */
-static void note_trap(const struct sim_req *q)
+static void note_trap(const struct rig_mad_simreq *q)
 {
-	g.traps[g.next_trap] = tid_of(q->mad);
+	g.traps[g.next_trap] = rig_mad_tid(q->mad);
 	g.next_trap = (g.next_trap + 1) % TRAPS;
 }
 
@@ -457,10 +437,10 @@ static bool our_trap(uint64_t tid)
 
 ssize_t write(int fd, const void *buf, size_t count)
 {
-	const struct sim_req *q = buf;
+	const struct rig_mad_simreq *q = buf;
 
 	pthread_once(&g.once, init);
-	if (!g.dir || (count != sizeof(struct sim_req) && count != sizeof(struct sim_ctl)))
+	if (!g.dir || (count != sizeof(struct rig_mad_simreq) && count != sizeof(struct sim_ctl)))
 		return g.write(fd, buf, count);
 	pthread_mutex_lock(&g.lock);
 	if (count == sizeof(struct sim_ctl))
@@ -488,7 +468,7 @@ static void relay_take(void)
 		if (!g.issm) {
 			/* ibsim hands SMP requests at a port to its SM client only. */
 			say("TrapRepress TID 0x%016" PRIx64 " from pid %u: not delivered, this "
-			    "process is not its port's SM", tid_of(m.req.mad), m.from_pid);
+			    "process is not its port's SM", rig_mad_tid(m.req.mad), m.from_pid);
 			continue;
 		}
 		/*
@@ -496,21 +476,21 @@ static void relay_take(void)
 		 * to its own trap; one for a trap of the port's SMA (ibsim sends
 		 * trap 144 when an SM sets IsSM) is the SMA's, which ignores it.
 		 */
-		if (!our_trap(tid_of(m.req.mad))) {
+		if (!our_trap(rig_mad_tid(m.req.mad))) {
 			say("TrapRepress TID 0x%016" PRIx64 " from pid %u: not delivered, this "
 			    "process sent no trap with that TID (the port's SMA, ibsim, did?)",
-			    tid_of(m.req.mad), m.from_pid);
+			    rig_mad_tid(m.req.mad), m.from_pid);
 			continue;
 		}
 		if (g.have_pending) {
 			say("TrapRepress TID 0x%016" PRIx64 " from pid %u: not delivered, one is "
-			    "still waiting to be read", tid_of(m.req.mad), m.from_pid);
+			    "still waiting to be read", rig_mad_tid(m.req.mad), m.from_pid);
 			continue;
 		}
 		g.pending = m.req;
 		g.have_pending = true;
 		say("TrapRepress TID 0x%016" PRIx64 " from pid %u (LID %u): delivered to this "
-		    "process", tid_of(m.req.mad), m.from_pid, be16toh((uint16_t)m.req.slid));
+		    "process", rig_mad_tid(m.req.mad), m.from_pid, be16toh((uint16_t)m.req.slid));
 		return;
 	}
 }
@@ -561,7 +541,7 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 ssize_t read(int fd, void *buf, size_t count)
 {
 	pthread_once(&g.once, init);
-	if (g.dir && count == sizeof(struct sim_req) && fd == g.sim_fd) {
+	if (g.dir && count == sizeof(struct rig_mad_simreq) && fd == g.sim_fd) {
 		pthread_mutex_lock(&g.lock);
 		if (g.have_pending) {
 			memcpy(buf, &g.pending, sizeof(g.pending));

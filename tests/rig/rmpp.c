@@ -18,24 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rig_mad.h"
 #include "rmpp.h"
 
 #define MAD_METHOD 3
 #define MAD_RESP_BIT 0x80
 #define RMPP_OFF 24
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
 
 int rmpp_hdr_get(const uint8_t *mad, size_t len, struct rmpp_hdr *h)
 {
@@ -45,8 +33,8 @@ int rmpp_hdr_get(const uint8_t *mad, size_t len, struct rmpp_hdr *h)
 	h->type = mad[RMPP_OFF + 1];
 	h->rtime_flags = mad[RMPP_OFF + 2];
 	h->status = mad[RMPP_OFF + 3];
-	h->seg_num = get_be32(mad + RMPP_OFF + 4);
-	h->paylen_newwin = get_be32(mad + RMPP_OFF + 8);
+	h->seg_num = rig_mad_be32(mad + RMPP_OFF + 4);
+	h->paylen_newwin = rig_mad_be32(mad + RMPP_OFF + 8);
 	return 0;
 }
 
@@ -56,8 +44,8 @@ void rmpp_hdr_put(uint8_t *mad, const struct rmpp_hdr *h)
 	mad[RMPP_OFF + 1] = h->type;
 	mad[RMPP_OFF + 2] = h->rtime_flags;
 	mad[RMPP_OFF + 3] = h->status;
-	put_be32(mad + RMPP_OFF + 4, h->seg_num);
-	put_be32(mad + RMPP_OFF + 8, h->paylen_newwin);
+	rig_mad_put_be32(mad + RMPP_OFF + 4, h->seg_num);
+	rig_mad_put_be32(mad + RMPP_OFF + 8, h->paylen_newwin);
 }
 
 bool rmpp_active(const uint8_t *mad, size_t len)

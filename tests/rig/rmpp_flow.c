@@ -16,25 +16,17 @@
  * also wait for their response (rmpp_wait.c). The caller holds the lock.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 
+#include "rig_mad.h"
 #include "rmpp_shim.h"
 
 #define RX_TOTAL_MS 40000  /* the kernel's limit for a whole receive */
 #define RX_LINGER_MS 10000 /* ... and how long it remembers one it delivered */
 #define QP1_QKEY 0x80010000u
-
-static unsigned long long tid_of(const uint8_t *mad)
-{
-	unsigned long long t = 0;
-	int i;
-
-	for (i = 8; i < 16; i++)
-		t = t << 8 | mad[i];
-	return t;
-}
 
 static const char *const type_name[] = {
 	[RMPP_TYPE_DATA] = "DATA", [RMPP_TYPE_ACK] = "ACK",
@@ -61,8 +53,8 @@ static void send_abort(struct shim_fd *sf, const struct ib_user_mad_hdr *from, c
 
 	rmpp_abort_mad(mad, type, status, out);
 	reply(sf, from, out);
-	shim_dbg("fd %d: %s (status %u) to lid %u, tid 0x%016llx", sf->fd, type_name[type], status,
-		 ntohs(from->lid), tid_of(mad));
+	shim_dbg("fd %d: %s (status %u) to lid %u, tid 0x%016" PRIx64, sf->fd, type_name[type], status,
+		 ntohs(from->lid), rig_mad_tid(mad));
 }
 
 /* ---- sends ------------------------------------------------------------------ */
@@ -92,8 +84,8 @@ static void send_window(struct shim_fd *sf, struct shim_send *s)
 		sf->nsent++;
 		s->segs_sent++;
 		if (shim_conf.drop_every && sf->nsent % shim_conf.drop_every == 0) {
-			shim_dbg("fd %d: RMPP_SHIM_DROP: losing segment %u of tid 0x%016llx",
-				 sf->fd, n, tid_of(s->mad));
+			shim_dbg("fd %d: RMPP_SHIM_DROP: losing segment %u of tid 0x%016" PRIx64,
+				 sf->fd, n, rig_mad_tid(s->mad));
 			continue;
 		}
 		shim_wire_send(sf, &s->hdr, seg);
@@ -152,8 +144,8 @@ static int send_start(struct shim_fd *sf, const struct ib_user_mad_hdr *h, const
 								    : shim_conf.ack_ms;
 	s->next = sf->sends;
 	sf->sends = s;
-	shim_dbg("fd %d: agent %u sends %zu bytes in %u segments to lid %u, tid 0x%016llx",
-		 sf->fd, h->id, len, s->tx.nseg, ntohs(h->lid), tid_of(mad));
+	shim_dbg("fd %d: agent %u sends %zu bytes in %u segments to lid %u, tid 0x%016" PRIx64,
+		 sf->fd, h->id, len, s->tx.nseg, ntohs(h->lid), rig_mad_tid(mad));
 	send_window(sf, s);
 	return 0;
 }
@@ -282,8 +274,8 @@ static void recv_result(struct shim_fd *sf, struct shim_recv *rv, const struct i
 		if (res == RMPP_RX_ACK)
 			break;
 		shim_dbg("fd %d: agent %u received %zu bytes in %u segments from lid %u, "
-			 "tid 0x%016llx", sf->fd, rv->hdr.id, rv->rx.len, rv->rx.seg_num,
-			 ntohs(h->lid), tid_of(mad));
+			 "tid 0x%016" PRIx64, sf->fd, rv->hdr.id, rv->rx.len, rv->rx.seg_num,
+			 ntohs(h->lid), rig_mad_tid(mad));
 		if (shim_deliver(sf, &rv->hdr, rv->rx.buf, rv->rx.len) < 0)
 			shim_dbg("fd %d: out of memory: message dropped", sf->fd);
 		/* Only the window state is needed from now on, to ACK repeats. */
@@ -347,8 +339,8 @@ static void on_ack(struct shim_fd *sf, const struct ib_user_mad_hdr *h, const ui
 	uint8_t st = RMPP_ST_OK;
 
 	if (!s) {
-		shim_dbg("fd %d: ACK %u from lid %u matches no send (tid 0x%016llx)", sf->fd,
-			 r->seg_num, ntohs(h->lid), tid_of(mad));
+		shim_dbg("fd %d: ACK %u from lid %u matches no send (tid 0x%016" PRIx64 ")", sf->fd,
+			 r->seg_num, ntohs(h->lid), rig_mad_tid(mad));
 		return;
 	}
 	switch (rmpp_tx_ack(&s->tx, r->seg_num, r->paylen_newwin, r->status, &st)) {
@@ -358,8 +350,8 @@ static void on_ack(struct shim_fd *sf, const struct ib_user_mad_hdr *h, const ui
 		send_window(sf, s);
 		break;
 	case RMPP_ACK_DONE:
-		shim_dbg("fd %d: tid 0x%016llx: all %u segments acknowledged (%u sent)", sf->fd,
-			 tid_of(s->mad), s->tx.nseg, s->segs_sent);
+		shim_dbg("fd %d: tid 0x%016" PRIx64 ": all %u segments acknowledged (%u sent)", sf->fd,
+			 rig_mad_tid(s->mad), s->tx.nseg, s->segs_sent);
 		send_drop(sf, s);
 		break;
 	case RMPP_ACK_ABORT:
@@ -377,8 +369,8 @@ static void on_stop(struct shim_fd *sf, const struct ib_user_mad_hdr *h, const u
 					     : r->status < RMPP_ST_ABORT_MIN ||
 						       r->status > RMPP_ST_ABORT_MAX;
 
-	shim_dbg("fd %d: %s (status %u) from lid %u, tid 0x%016llx%s", sf->fd,
-		 type_name[r->type], r->status, ntohs(h->lid), tid_of(mad),
+	shim_dbg("fd %d: %s (status %u) from lid %u, tid 0x%016" PRIx64 "%s", sf->fd,
+		 type_name[r->type], r->status, ntohs(h->lid), rig_mad_tid(mad),
 		 s ? ": send ends" : "");
 	if (s)
 		send_drop(sf, s);
@@ -438,14 +430,14 @@ static void send_expired(struct shim_fd *sf, struct shim_send *s)
 	struct ib_user_mad_hdr h = s->hdr;
 
 	if (rmpp_tx_timeout(&s->tx) == 0) {
-		shim_dbg("fd %d: tid 0x%016llx: no ACK beyond segment %u in %u ms: resending "
-			 "(%u retries left)", sf->fd, tid_of(s->mad), s->tx.last_ack, s->ack_ms,
+		shim_dbg("fd %d: tid 0x%016" PRIx64 ": no ACK beyond segment %u in %u ms: resending "
+			 "(%u retries left)", sf->fd, rig_mad_tid(s->mad), s->tx.last_ack, s->ack_ms,
 			 s->tx.retries_left);
 		send_window(sf, s);
 		return;
 	}
-	shim_dbg("fd %d: tid 0x%016llx: no ACK beyond segment %u of %u after %u retries: "
-		 "send failed (ETIMEDOUT)", sf->fd, tid_of(s->mad), s->tx.last_ack, s->tx.nseg,
+	shim_dbg("fd %d: tid 0x%016" PRIx64 ": no ACK beyond segment %u of %u after %u retries: "
+		 "send failed (ETIMEDOUT)", sf->fd, rig_mad_tid(s->mad), s->tx.last_ack, s->tx.nseg,
 		 s->tx.retries);
 	shim_deliver_timeout(sf, &h, s->mad);
 	wait_end(sf, h.id, s->mad);

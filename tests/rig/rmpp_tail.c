@@ -40,16 +40,10 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "rig_mad.h"
 #include "rmpp_shim.h"
 
 #define RING 1024 /* MADs received but not yet taken by a pump */
-
-/* ibsim's packet to a client (its wire protocol, include/ibsim.h). */
-struct sim_req {
-	uint32_t dlid, slid, dqp, sqp, status;
-	uint64_t length;
-	uint8_t mad[RMPP_MAD_SIZE];
-};
 
 static struct {
 	pthread_once_t once;
@@ -72,7 +66,7 @@ void rmpp_tail_agent(uint8_t mgmt_class, int delta)
 }
 
 /* Does an agent take this MAD? Always, when nobody says what is registered. */
-static bool claimed(const struct sim_req *q)
+static bool claimed(const struct rig_mad_simreq *q)
 {
 	bool yes;
 
@@ -89,7 +83,7 @@ static void init(void)
 	t.read = (ssize_t(*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
 }
 
-static void keep(const struct sim_req *q)
+static void keep(const struct rig_mad_simreq *q)
 {
 	uint64_t len = be64toh(q->length);
 
@@ -111,7 +105,7 @@ ssize_t read(int fd, void *buf, size_t count)
 	for (;;) {
 		r = t.read(fd, buf, count);
 		/* Only umad2sim's receiver reads whole requests, and from a socket. */
-		if (count != sizeof(struct sim_req) || r != (ssize_t)count || fstat(fd, &st) ||
+		if (count != sizeof(struct rig_mad_simreq) || r != (ssize_t)count || fstat(fd, &st) ||
 		    !S_ISSOCK(st.st_mode))
 			return r;
 		if (claimed(buf))
