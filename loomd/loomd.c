@@ -496,7 +496,12 @@ static int setup(struct loomd *d, struct startguard *g)
 		so.mkey_links = d->mkey_links;
 	}
 	txn_set_drop_hook(d->x, on_drop, d);
-	agent_init(&d->agent, d->x, 0, (uint8_t)d->o.priority);
+	/*
+	 * Our port's GUID as the kernel shows it: SMInfo answers carry it from
+	 * the start, not 0 until the first discovery (OpenSM polling us then
+	 * logs ERR 2F19, an unexpected SM port GUID).
+	 */
+	agent_init(&d->agent, d->x, mad_umad_port_guid(d->u), (uint8_t)d->o.priority);
 	/* SMInfo's SM_Key and the SA's: a trusted SA request must carry it. */
 	d->agent.sm_key = d->cfg ? d->cfg->sm.sm_key : 0;
 	ha_init(&d->ha, d->x, (uint8_t)d->o.priority, d->agent.sm_key,

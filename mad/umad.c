@@ -40,13 +40,14 @@ struct mad_umad {
 	void *long_arg;
 	unsigned port;
 	uint64_t node_guid; /* the CA's, host order, as libibumad read it (no MAD) */
+	uint64_t port_guid; /* the port's, the same way */
 	char ca[UMAD_CA_NAME_LEN];
 	/* umad header + one MAD; libibumad wants them contiguous. */
 	uint8_t *buf;
 };
 
 static int pick_port(const char *ca, unsigned port, char name[UMAD_CA_NAME_LEN],
-		     unsigned *num, uint64_t *node_guid)
+		     unsigned *num, uint64_t *node_guid, uint64_t *port_guid)
 {
 	char cas[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
 	umad_ca_t info;
@@ -83,8 +84,10 @@ static int pick_port(const char *ca, unsigned port, char name[UMAD_CA_NAME_LEN],
 			r = 0;
 			break;
 		}
-	if (r == 0)
+	if (r == 0) {
 		*node_guid = be64toh(info.node_guid);
+		*port_guid = be64toh(info.ports[*num]->port_guid);
+	}
 	umad_release_ca(&info);
 	if (r == 0)
 		snprintf(name, UMAD_CA_NAME_LEN, "%s", ca);
@@ -171,7 +174,7 @@ int mad_umad_open(const char *ca, unsigned port, unsigned flags, struct mad_umad
 		r = -ENOMEM;
 		goto fail;
 	}
-	r = pick_port(ca, port, u->ca, &u->port, &u->node_guid);
+	r = pick_port(ca, port, u->ca, &u->port, &u->node_guid, &u->port_guid);
 	if (r < 0)
 		goto fail;
 	u->portid = umad_open_port(u->ca, (int)u->port);
@@ -236,6 +239,11 @@ unsigned mad_umad_port(const struct mad_umad *u)
 uint64_t mad_umad_node_guid(const struct mad_umad *u)
 {
 	return u->node_guid;
+}
+
+uint64_t mad_umad_port_guid(const struct mad_umad *u)
+{
+	return u->port_guid;
 }
 
 /*

@@ -45,6 +45,8 @@ const char *mad_umad_ca(const struct mad_umad *u);
 unsigned mad_umad_port(const struct mad_umad *u);
 /* The node GUID of the CA opened (host order), as the kernel shows it: no MAD asked. */
 uint64_t mad_umad_node_guid(const struct mad_umad *u);
+/* The GUID of the port opened (host order; a switch's port 0: the switch's), the same way. */
+uint64_t mad_umad_port_guid(const struct mad_umad *u);
 
 extern const struct mad_transport_ops mad_umad_ops;
 

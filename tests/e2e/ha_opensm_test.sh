@@ -137,4 +137,9 @@ tap_check "saquery SMIR: OpenSM priority 10 MASTER, loomd priority 5 STANDBY" \
 	grep -qE "(^| )${ga#0*} 10 3( |$)" <<<"$smir" ||
 	tap_diag "SMIR (GUID priority state): $smir"
 tap_check "saquery SMIR: loomd priority 5 STANDBY" grep -qE "(^| )${gb#0*} 5 2( |$)" <<<"$smir"
+# Each OpenSM polled loomd's SMInfo: the GUID there is loomd's port's from
+# its start (before its first discovery it was 0: OpenSM's ERR 2F19).
+tap_check "OpenSM saw loomd's port GUID in every SMInfo it got (no ERR 2F19)" \
+	test "$(cat "$tmp"/O*.log | grep -c 'ERR 2F19')" -eq 0 ||
+	tap_diag "$(cat "$tmp"/O*.log | grep 'ERR 2F19' | head -n 2)"
 tap_done
