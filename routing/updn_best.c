@@ -156,11 +156,16 @@ static uint32_t tries_for(uint64_t work)
  * work each: what is left of all the variants' budget (UPDN_TRIES routings
  * of UPDN_WORK), at most UPDN_TUNE_WORK worth and UPDN_TUNE routings. The
  * largest fabrics spend most of it on variants (ft3 k=16: 0-11 routings
- * of 40 ms), ft3 k=12 gets about 50 routings of 6 ms, k=8 400 of 1 ms.
- * Tuning needed 210-280 on ft3 k=8 --degrade 0.3 seed 3.
+ * of 40 ms), ft3 k=12 gets about 170 routings of 6 ms, k=8 1600 of 1 ms.
+ * Tuning needed 210-280 on ft3 k=8 --degrade 0.3 seed 3, and its walk
+ * past the moves that help (updn_tune.c) about 1340 on seed 14 (640 ->
+ * 496, min-hop 496) and 1530 on k=8 --degrade 0.4 seed 19 (800 -> 496,
+ * min-hop 548); with 400 routings and at most 12e6 worth (before) those
+ * stayed at 640 and 800. The slowest of ft3 k=8/12/16 --degrade 0.1-0.4
+ * seeds 1-20 went from 0.4/0.9/2.4 s to 1.8/2.3/2.9 s of CPU.
  */
-#define UPDN_TUNE      400
-#define UPDN_TUNE_WORK 12000000ull
+#define UPDN_TUNE      1600
+#define UPDN_TUNE_WORK 50000000ull
 
 static uint32_t tune_for(uint64_t work, uint32_t routings)
 {
