@@ -28,6 +28,14 @@
  * needs no bridges and routes once, as before. The routing kept is then
  * tuned (updn_tune.c: switches moved in its up order where its busiest
  * link is), which brought those three to 496, at or below min-hop.
+ * Where the plain repair had to move switches (updn_reorder.c), variants
+ * do not move them; variant 1 routes the piece from one root instead
+ * (updn_roots.c), so the tuning starts from the less loaded of the two:
+ * on seeds 11-20, k=8 --degrade 0.4 seed 14 went from 896 to 496
+ * (min-hop 740), k=16 --degrade 0.4 seed 20 from 11416 to 8128 (min-hop
+ * 8128; with updn_reorder.c's larger budget), and none of the 210
+ * fabrics measured (k=8/12/16, --degrade 0.1-0.3 seeds 1-10, 0.1-0.4
+ * seeds 11-20) got more loaded.
  */
 #include <errno.h>
 #include <stdio.h>
