@@ -162,9 +162,11 @@ static uint32_t tries_for(uint64_t work)
 /*
  * Routings updn_tune() may spend once the variants have spent routings of
  * work each: what is left of all the variants' budget (UPDN_TRIES routings
- * of UPDN_WORK), at most UPDN_TUNE_WORK worth and UPDN_TUNE routings. The
- * largest fabrics spend most of it on variants (ft3 k=16: 0-11 routings
- * of 40 ms), ft3 k=12 gets about 170 routings of 6 ms, k=8 1600 of 1 ms.
+ * of UPDN_WORK), at least UPDN_TUNE_MIN and at most UPDN_TUNE_WORK worth,
+ * and UPDN_TUNE routings at most. The largest fabrics spend most of it on
+ * variants (ft3 k=16: 0-11 routings of 40 ms left; the floor gives about
+ * 14, which took k=16 --degrade 0.2 seed 19 from 4120 to 4056, min-hop
+ * 4064), ft3 k=12 gets about 170 routings of 6 ms, k=8 1600 of 1 ms.
  * Tuning needed 210-280 on ft3 k=8 --degrade 0.3 seed 3, and its walk
  * past the moves that help (updn_tune.c) about 1340 on seed 14 (640 ->
  * 496, min-hop 496) and 1530 on k=8 --degrade 0.4 seed 19 (800 -> 496,
@@ -174,6 +176,7 @@ static uint32_t tries_for(uint64_t work)
  */
 #define UPDN_TUNE      1600
 #define UPDN_TUNE_WORK 50000000ull
+#define UPDN_TUNE_MIN  25000000ull
 
 static uint32_t tune_for(uint64_t work, uint32_t routings)
 {
@@ -181,6 +184,7 @@ static uint32_t tune_for(uint64_t work, uint32_t routings)
 	uint64_t n;
 
 	left = spent < left ? left - spent : 0;
+	left = left < UPDN_TUNE_MIN ? UPDN_TUNE_MIN : left;
 	left = left < UPDN_TUNE_WORK ? left : UPDN_TUNE_WORK;
 	n = work ? left / work : 0;
 	return n > UPDN_TUNE ? UPDN_TUNE : (uint32_t)n;
