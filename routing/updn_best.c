@@ -172,7 +172,7 @@ static uint32_t tries_for(uint64_t work)
  * 496, min-hop 496) and 1530 on k=8 --degrade 0.4 seed 19 (800 -> 496,
  * min-hop 548); with 400 routings and at most 12e6 worth (before) those
  * stayed at 640 and 800. The slowest of ft3 k=8/12/16 --degrade 0.1-0.4
- * seeds 1-20 went from 0.4/0.9/2.4 s to 1.8/2.3/2.9 s of CPU.
+ * seeds 1-20 went from 0.4/0.9/2.4 s to 1.7/2.3/3.0 s of CPU.
  */
 #define UPDN_TUNE      1600
 #define UPDN_TUNE_WORK 50000000ull

@@ -43,7 +43,11 @@
  * k=8 --degrade 0.3 seed 14 640 -> 496 (about 1340 routings), --degrade
  * 0.4 seed 19 800 -> 496 (min-hop 548); the busiest link dropped on 16 of
  * the 90 fabrics of seeds 1-10 (k=12 --degrade 0.2 seed 5 1776 -> 1482)
- * and on 35 of the 120 of seeds 11-20 (0.1-0.4), and grew on none.
+ * and on 35 of the 120 of seeds 11-20 (0.1-0.4), and grew on none (with
+ * updn_best.c's one-root variant and tuning floor too: 21 of 90 and 41 of
+ * 120). It is bounded by its routings: k=12 --degrade 0.4 seed 13 stays at
+ * 3492 (min-hop 2556) with about 170, and gets to 2556 with 20 times as
+ * many (5 s); ft3 k=16 gets about 14.
  * Moves, ties, the links looked at and the tabu steps follow the up order
  * and port numbers, so the tables still depend on the fabric only.
  */
