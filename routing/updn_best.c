@@ -28,6 +28,14 @@
  * needs no bridges and routes once, as before. The routing kept is then
  * tuned (updn_tune.c: switches moved in its up order where its busiest
  * link is), which brought those three to 496, at or below min-hop.
+ * Where the plain repair had to move switches (updn_reorder.c), variants
+ * do not move them; variant 1 routes the piece from one root instead
+ * (updn_roots.c), so the tuning starts from the less loaded of the two:
+ * on seeds 11-20, k=8 --degrade 0.4 seed 14 went from 896 to 496
+ * (min-hop 740), k=16 --degrade 0.4 seed 20 from 11416 to 8128 (min-hop
+ * 8128; with updn_reorder.c's larger budget), and none of the 210
+ * fabrics measured (k=8/12/16, --degrade 0.1-0.3 seeds 1-10, 0.1-0.4
+ * seeds 11-20) got more loaded.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -154,13 +162,21 @@ static uint32_t tries_for(uint64_t work)
 /*
  * Routings updn_tune() may spend once the variants have spent routings of
  * work each: what is left of all the variants' budget (UPDN_TRIES routings
- * of UPDN_WORK), at most UPDN_TUNE_WORK worth and UPDN_TUNE routings. The
- * largest fabrics spend most of it on variants (ft3 k=16: 0-11 routings
- * of 40 ms), ft3 k=12 gets about 50 routings of 6 ms, k=8 400 of 1 ms.
- * Tuning needed 210-280 on ft3 k=8 --degrade 0.3 seed 3.
+ * of UPDN_WORK), at least UPDN_TUNE_MIN and at most UPDN_TUNE_WORK worth,
+ * and UPDN_TUNE routings at most. The largest fabrics spend most of it on
+ * variants (ft3 k=16: 0-11 routings of 40 ms left; the floor gives about
+ * 14, which took k=16 --degrade 0.2 seed 19 from 4120 to 4056, min-hop
+ * 4064), ft3 k=12 gets about 170 routings of 6 ms, k=8 1600 of 1 ms.
+ * Tuning needed 210-280 on ft3 k=8 --degrade 0.3 seed 3, and its walk
+ * past the moves that help (updn_tune.c) about 1340 on seed 14 (640 ->
+ * 496, min-hop 496) and 1530 on k=8 --degrade 0.4 seed 19 (800 -> 496,
+ * min-hop 548); with 400 routings and at most 12e6 worth (before) those
+ * stayed at 640 and 800. The slowest of ft3 k=8/12/16 --degrade 0.1-0.4
+ * seeds 1-20 went from 0.4/0.9/2.4 s to 1.7/2.3/3.0 s of CPU.
  */
-#define UPDN_TUNE      400
-#define UPDN_TUNE_WORK 12000000ull
+#define UPDN_TUNE      1600
+#define UPDN_TUNE_WORK 50000000ull
+#define UPDN_TUNE_MIN  25000000ull
 
 static uint32_t tune_for(uint64_t work, uint32_t routings)
 {
@@ -168,6 +184,7 @@ static uint32_t tune_for(uint64_t work, uint32_t routings)
 	uint64_t n;
 
 	left = spent < left ? left - spent : 0;
+	left = left < UPDN_TUNE_MIN ? UPDN_TUNE_MIN : left;
 	left = left < UPDN_TUNE_WORK ? left : UPDN_TUNE_WORK;
 	n = work ? left / work : 0;
 	return n > UPDN_TUNE ? UPDN_TUNE : (uint32_t)n;

@@ -22,15 +22,34 @@
  * their neighbours, and the first that helps is kept (trying them all
  * before choosing cost 3-4 times as many routings and got stuck more
  * often). A step that finds none tries the same order balanced the other
- * ways (updn_modes). Tuning ends when no step helps, when the busiest link
- * is down to the bound no routing can beat (a host switch's routes spread
- * evenly over its links), or when its routings are spent (updn_best.c).
+ * ways (updn_modes).
+ *
+ * The walk. A step where nothing helps is a local minimum, not the end:
+ * on k=8 --degrade 0.3 seed 14 the moves stopped at 640 (min-hop 496),
+ * and neither more routings nor two moves at a time went lower. So the
+ * step then goes on with the least loaded routing it tried, though it is
+ * not better (a tabu walk): the switch that move moved stays put for
+ * UPDN_TUNE_TABU steps, or the next step would move it straight back.
+ * The least loaded routing met on the way is the one kept (its order is
+ * routed once more at the end). Tuning ends when the busiest link is down
+ * to the bound no routing can beat (a host switch's routes spread evenly
+ * over its links), when its routings are spent (updn_best.c), or when no
+ * move of a switch not tabu routes at all.
  *
  * Measured (topogen fattree3, k=8/12/16, --degrade 0.1-0.3, seeds 1-10):
  * k=8 --degrade 0.3 seeds 3, 5, 10 went from 648, 564, 600 to 496 each
  * (min-hop 496, 496, 556: 271 routings for seed 10), and no fabric's
- * busiest link grew. Moves, ties and the links looked at follow the up
- * order and port numbers, so the tables still depend on the fabric only.
+ * busiest link grew. With the walk (and 1600 routings at k=8, updn_best.c):
+ * k=8 --degrade 0.3 seed 14 640 -> 496 (about 1340 routings), --degrade
+ * 0.4 seed 19 800 -> 496 (min-hop 548); the busiest link dropped on 16 of
+ * the 90 fabrics of seeds 1-10 (k=12 --degrade 0.2 seed 5 1776 -> 1482)
+ * and on 35 of the 120 of seeds 11-20 (0.1-0.4), and grew on none (with
+ * updn_best.c's one-root variant and tuning floor too: 21 of 90 and 41 of
+ * 120). It is bounded by its routings: k=12 --degrade 0.4 seed 13 stays at
+ * 3492 (min-hop 2556) with about 170, and gets to 2556 with 20 times as
+ * many (5 s); ft3 k=16 gets about 14.
+ * Moves, ties, the links looked at and the tabu steps follow the up order
+ * and port numbers, so the tables still depend on the fabric only.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -180,7 +199,8 @@ static int try_move(const struct ud *best, uint32_t *cand, uint32_t p, uint32_t 
 {
 	int r;
 
-	memcpy(cand, best->by_ord, best->n_sw * sizeof(*cand));
+	if (p != q)
+		memcpy(cand, best->by_ord, best->n_sw * sizeof(*cand));
 	shift(cand, p, q);
 	t->m = (struct ud){ .sn = best->sn, .o = best->o, .out = &t->out,
 			    .by_flow = how ? how->by_flow : best->by_flow,
@@ -249,18 +269,42 @@ static bool keep_better(struct tuned *t, const struct score *now, struct tuned *
 }
 
 /*
+ * What a step carries besides the moves it finds better: the best routing
+ * of those not better than now (the way on when none is), and the switches
+ * such ways on moved lately (tabu), which no step moves again until
+ * UPDN_TUNE_TABU steps later, so the search does not walk straight back
+ * (4 and 16 steps, or both ends of the link turned, did worse than 8 on
+ * the k=8 --degrade 0.3/0.4 fabrics that stayed above min-hop).
+ */
+#define UPDN_TUNE_TABU 8
+
+struct walk {
+	struct tuned side;
+	uint32_t *tabu; /* [sw] step number from which it may move again */
+	uint32_t step, side_moved;
+};
+
+/*
  * Route the move of place p to place q in best's order (or best's order
- * balanced the way how says): 1 it beats now (in *step), 0 not, -ESRCH
- * not routed (the repair after the move undid it), -ENOMEM.
+ * balanced the way how says; moved the switch moved, or INF): 1 it beats
+ * now (in *step), 0 not (kept in w->side if it is the best of those),
+ * -ESRCH not routed (the repair after the move undid it), -ENOMEM.
  */
 static int tune_one(const struct ud *best, uint32_t *cand, uint32_t p, uint32_t q,
-		    const struct updn_mode *how, const struct score *now, struct tuned *step)
+		    const struct updn_mode *how, const struct score *now, struct tuned *step,
+		    struct walk *w, uint32_t moved)
 {
 	struct tuned t = { 0 };
 	int r = try_move(best, cand, p, q, &t, how);
+	bool ok = r > 0;
 
 	if (r > 0)
 		r = keep_better(&t, now, step);
+	if (ok && r == 0 && (!w->side.m.out || better(&t.sc, &w->side.sc))) {
+		tuned_free(&w->side);
+		w->side_moved = moved;
+		keep_better(&t, &(struct score){ UINT64_MAX, 0, 0 }, &w->side);
+	}
 	tuned_free(&t);
 	return r;
 }
@@ -269,11 +313,11 @@ static int tune_one(const struct ud *best, uint32_t *cand, uint32_t p, uint32_t 
  * One step: the moves of the switches of tune_set() next to a neighbour
  * (or of the neighbour next to them), each turning one link, in that order,
  * then best's order balanced the other ways; the first routing that beats
- * now goes into *step. 1 found, 0 none, -ENOMEM. *tries counts down the
- * routings.
+ * now goes into *step. Switches tabu are not moved. 1 found, 0 none,
+ * -ENOMEM. *tries counts down the routings.
  */
 static int tune_step(const struct ud *best, const struct score *now, struct tuned *step,
-		     uint32_t *tries)
+		     uint32_t *tries, struct walk *w)
 {
 	size_t sz = ((size_t)best->n_sw + 1) * sizeof(uint32_t);
 	_cleanup_free_ uint32_t *cand = malloc(sz), *set = malloc(sz), *pos = malloc(sz);
@@ -296,7 +340,9 @@ static int tune_step(const struct ud *best, const struct score *now, struct tune
 			for (int k = 0; k < 2 && *tries && !r && !dup; k++) {
 				uint32_t p = best->ord[k ? u : z], q = best->ord[k ? z : u];
 
-				r = tune_one(best, cand, p, q, NULL, now, step);
+				if (w->tabu[k ? u : z] > w->step)
+					continue;
+				r = tune_one(best, cand, p, q, NULL, now, step, w, k ? u : z);
 				*tries -= r != -ESRCH;
 				r = r == -ESRCH ? 0 : r;
 			}
@@ -306,36 +352,77 @@ static int tune_step(const struct ud *best, const struct score *now, struct tune
 		if (updn_modes[k].by_flow == best->by_flow && updn_modes[k].look == best->look)
 			continue;
 		(*tries)--;
-		r = tune_one(best, cand, 0, 0, &updn_modes[k], now, step);
+		memcpy(cand, best->by_ord, best->n_sw * sizeof(*cand));
+		r = tune_one(best, cand, 0, 0, &updn_modes[k], now, step, w, INF);
 	}
 	return r;
+}
+
+static void adopt(struct ud *best, struct route_out *out, struct route_why *why,
+		  uint64_t *worst, struct tuned *step)
+{
+	updn_free(best);
+	route_out_free(out);
+	*best = step->m;
+	*out = step->out;
+	best->out = out;
+	best->base = NULL;
+	best->given_ord = NULL;
+	if (why)
+		*why = step->why;
+	*worst = step->worst;
+	memset(step, 0, sizeof(*step));
 }
 
 int updn_tune(struct ud *best, struct route_out *out, struct route_why *why, uint64_t *worst,
 	      uint32_t tries)
 {
 	uint64_t least = floor_load(best);
-	struct score now = measure(best);
+	struct score now = measure(best), top = now;
+	size_t sz = ((size_t)best->n_sw + 1) * sizeof(uint32_t);
+	_cleanup_free_ uint32_t *top_ord = malloc(sz), *cand = malloc(sz), *tabu = calloc(sz, 1);
+	struct updn_mode top_how = { best->by_flow, best->look };
+	struct walk w = { .tabu = tabu };
+	bool at_top = true;
+	int r = 0;
 
-	while (*worst > least && tries) {
+	if (!top_ord || !cand || !tabu)
+		return -ENOMEM;
+	memcpy(top_ord, best->by_ord, best->n_sw * sizeof(*top_ord));
+	while (top.worst > least && tries) {
 		struct tuned step = { 0 };
-		int r = tune_step(best, &now, &step, &tries);
 
+		w.step++;
+		r = tune_step(best, &now, &step, &tries, &w);
+		if (r == 0 && w.side.m.out) {
+			step = w.side;
+			memset(&w.side, 0, sizeof(w.side));
+			if (w.side_moved != INF)
+				tabu[w.side_moved] = w.step + UPDN_TUNE_TABU;
+			r = 1;
+		}
+		tuned_free(&w.side);
 		if (r <= 0) {
 			tuned_free(&step);
-			return r;
+			break;
 		}
-		updn_free(best);
-		route_out_free(out);
-		*best = step.m;
-		*out = step.out;
-		best->out = out;
-		best->base = NULL;
-		best->given_ord = NULL;
-		if (why)
-			*why = step.why;
-		*worst = step.worst;
 		now = step.sc;
+		adopt(best, out, why, worst, &step);
+		at_top = better(&now, &top);
+		if (at_top) {
+			top = now;
+			top_how = (struct updn_mode){ best->by_flow, best->look };
+			memcpy(top_ord, best->by_ord, best->n_sw * sizeof(*top_ord));
+		}
 	}
-	return 0;
+	if (r >= 0 && !at_top) {
+		struct tuned t = { 0 };
+
+		memcpy(cand, top_ord, best->n_sw * sizeof(*cand));
+		r = try_move(best, cand, 0, 0, &t, &top_how);
+		if (r > 0)
+			adopt(best, out, why, worst, &t);
+		tuned_free(&t);
+	}
+	return r < 0 ? r : 0;
 }
