@@ -90,9 +90,19 @@ to_hosts() { # FROM
 	done < <(tail -n +"$1" "$wire" | awk '$3 !~ /^lid:/')
 }
 
+# What to_hosts found: SMPs a host, attribute and method (and the last sweep's line).
+wire_diag() { # FILE
+	tap_diag "SMPs to the hosts behind leaf008: $(sort "$1" | uniq -c | paste -sd";")"
+	tap_diag "$(grep -E 'sweep [0-9]+ \((targeted|heavy)\)' "$log" | tail -n 1)"
+}
+
+# smps_to HOST FILE: "ATTR METHOD;" for each SMP to HOST in to_hosts' FILE.
+smps_to() { awk -v h="$1" '$1 == h { print $2, $3 }' "$2" | tr '\n' ';'; }
+
 # The NodeDescription of the SA's NodeRecord for a LID, asked from h00002.
 sa_desc() { # LID
-	sim_run d --host h00002 saquery NR "$1" 2>/dev/null | sed -nE 's/^[[:space:]]*NodeDescription\.+(.*)$/\1/p'
+	sim_run d --host h00002 saquery NR "$1" 2>/dev/null |
+		sed -nE 's/^[[:space:]]*NodeDescription\.+(.*)$/\1/p'
 }
 
 # as_before TAG HOST: Active at its LID, MasterSMLID loomd's (smpquery), named by the SA.
@@ -100,7 +110,8 @@ as_before() {
 	tap_is "$1: $2 Active at LID ${LID_OF[$2]}, MasterSMLID $smlid (smpquery)" \
 		"$(pi_field "$2" LinkState) $(pi_field "$2" Lid) $(pi_field "$2" SMLid)" \
 		"Active ${LID_OF[$2]} $smlid"
-	tap_is "$1: the SA names LID ${LID_OF[$2]} $2 (saquery NR)" "$(sa_desc "${LID_OF[$2]}")" "$2"
+	tap_is "$1: the SA names LID ${LID_OF[$2]} $2 (saquery NR)" \
+		"$(sa_desc "${LID_OF[$2]}")" "$2"
 }
 
 # pi_field NAME FIELD: a host's PortInfo field as smpquery reads it (by directed route).
@@ -149,11 +160,10 @@ event "uplinks down" Unlink
 from=$(($(wc -l <"$wire") + 1))
 event "uplinks up" ReLink
 to_hosts "$from" >"$tmp/back1"
-tap_diag "SMPs to the hosts behind leaf008: $(sort "$tmp/back1" | uniq -c | tr -s ' ' | tr '\n' ';')"
-grep -E 'sweep [0-9]+ \(targeted\)' "$log" | tail -n 1 | while read -r l; do tap_diag "$l"; done
+wire_diag "$tmp/back1"
 for h in $hosts; do
 	tap_is "back untouched: $h cost one SMP, a PortInfo Get" \
-		"$(awk -v h="$h" '$1 == h { print $2, $3 }' "$tmp/back1" | tr '\n' ';')" "portinfo get;"
+		"$(smps_to "$h" "$tmp/back1")" "portinfo get;"
 	as_before "back untouched" "$h"
 done
 lfts_check "back untouched" d
@@ -170,21 +180,20 @@ sim_console d 'Clear "h00030"[1]' 'ReLink "h00030"[1]'
 from=$(($(wc -l <"$wire") + 1))
 event "uplinks up again" ReLink
 to_hosts "$from" >"$tmp/back2"
-tap_diag "SMPs to the hosts behind leaf008: $(sort "$tmp/back2" | uniq -c | tr -s ' ' | tr '\n' ';')"
-grep -E 'sweep [0-9]+ \(targeted\)' "$log" | tail -n 1 | while read -r l; do tap_diag "$l"; done
+wire_diag "$tmp/back2"
 for h in h00029 h00030; do
 	tap_check "changed while away: $h read anew (NodeInfo Get on the wire)" \
 		grep -q "^$h nodeinfo get$" "$tmp/back2"
 	as_before "changed while away" "$h"
 done
 for h in h00029 h00030; do
-	tap_check "changed while away: $h's P_Key table not taken on trust (a P_Key SMP on the wire)" \
+	tap_check "changed while away: $h's P_Key table not taken on trust (P_Key SMPs sent)" \
 		grep -qE "^$h pkey (get|set)$" "$tmp/back2"
 done
 tap_check "reset while away: h00030 holds the default partition 0xffff (smpquery pkeys)" \
 	grep -qE '0xffff' <(sim_run d smpquery -D pkeys "${PATH_OF[h00030]}" 1 2>/dev/null)
 tap_is "untouched again: h00031 cost one SMP, a PortInfo Get" \
-	"$(awk '$1 == "h00031" { print $2, $3 }' "$tmp/back2" | tr '\n' ';')" "portinfo get;"
+	"$(smps_to h00031 "$tmp/back2")" "portinfo get;"
 lfts_check "changed while away" d
 
 sim_signal d TERM
