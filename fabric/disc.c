@@ -17,6 +17,7 @@ static const char *const req_name[] = {
 	[REQ_PORT_INFO] = "PortInfo",
 	[REQ_SWITCH_INFO] = "SwitchInfo",
 	[REQ_PROBE] = "NodeInfo (duplicate GUID check)",
+	[REQ_BACK_PORT_INFO] = "PortInfo (a CA back)",
 };
 
 void disc_report_free(struct disc_report *rep)
@@ -63,11 +64,12 @@ static void fill_req(const struct req *q, struct smp_req *sr)
 		[REQ_SWITCH_INFO] = SMP_ATTR_SWITCH_INFO,
 		[REQ_PORT_INFO] = SMP_ATTR_PORT_INFO,
 		[REQ_PROBE] = SMP_ATTR_NODE_INFO,
+		[REQ_BACK_PORT_INFO] = SMP_ATTR_PORT_INFO,
 	};
 
 	*sr = (struct smp_req){ .method = SMP_GET, .attr_id = attr[q->kind], .hops = q->hops };
 	/* IBA 14.2.5.6: PortInfo's AttributeModifier is the port number. */
-	if (q->kind == REQ_PORT_INFO)
+	if (q->kind == REQ_PORT_INFO || q->kind == REQ_BACK_PORT_INFO)
 		sr->attr_mod = q->port;
 	memcpy(sr->path, q->path, (size_t)q->hops + 1);
 }
@@ -335,6 +337,8 @@ static void got_port_info(struct disc *d, const struct req *q, const struct smp_
 	}
 	memcpy(path, nd->path, (size_t)nd->hops + 1);
 	path[nd->hops + 1] = q->port;
+	if (sw && disc_back_ask(d, q->node, q->port, pi, path, (uint8_t)(nd->hops + 1)))
+		return;
 	disc_ask(d, REQ_NODE_INFO, q->node, q->port, path, (uint8_t)(nd->hops + 1));
 }
 
@@ -372,6 +376,16 @@ static int decode(struct disc *d, const struct req *q, const uint8_t *resp, size
 		if (r == 0)
 			got_port_info(d, q, &pi);
 		break;
+	case REQ_BACK_PORT_INFO: {
+		uint8_t raw[SMP_DATA_SIZE];
+
+		r = smp_decode_port_info(resp, len, &pi);
+		if (r == 0)
+			r = smp_data(resp, len, raw);
+		if (r == 0)
+			disc_back_got(d, q, &pi, raw);
+		break;
+	}
 	}
 	return r;
 }

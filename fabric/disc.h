@@ -24,6 +24,7 @@ struct disc_report {
 				* first; the rest of the fabric is whole without them */
 	unsigned silent;       /* disc_part: reporters that answered nothing, now unreachable:
 				* gone (their requests are not in timeouts) */
+	unsigned back;         /* disc_part: CAs back as they left, only their PortInfo read */
 	struct diag msgs;      /* start it with .limit = DISC_MAX_MSGS */
 	/* Set by the caller, may be NULL: told the nodes found so far, about once a second. */
 	void (*progress)(void *arg, uint32_t nodes);
@@ -51,8 +52,14 @@ int disc_run(struct txn *x, struct subnet **out, struct disc_live *live, struct 
  * longer reach dropped. Old nodes keep their order, new ones follow. *out,
  * *live and rep as disc_run's; a dirty switch that does not answer counts
  * in rep->timeouts (the caller then sweeps the whole fabric).
+ * gone and gone_live (may be NULL): the last model that held nodes old
+ * lacks, and its live data. A CA of it that the walk reaches again through
+ * a switch port Active now and then, and whose port answers Active with the
+ * LID, LMC and MasterSMLID it had, is taken as it was there (its PortInfo
+ * the only SMP it costs; disc_back.c says why), counted in rep->back.
  */
 int disc_part(struct txn *x, const struct subnet *old, const struct disc_live *old_live,
+	      const struct subnet *gone, const struct disc_live *gone_live,
 	      const uint32_t *dirty, uint32_t n_dirty, struct subnet **out,
 	      struct disc_live *live, struct disc_report *rep);
 void disc_report_free(struct disc_report *rep);

@@ -364,10 +364,12 @@ static int ask_rounds(struct disc *d, bool *is_dirty, bool **seen)
 }
 
 int disc_part(struct txn *x, const struct subnet *old, const struct disc_live *old_live,
+	      const struct subnet *gone, const struct disc_live *gone_live,
 	      const uint32_t *dirty, uint32_t n_dirty, struct subnet **out,
 	      struct disc_live *live, struct disc_report *rep)
 {
-	struct disc d = { .x = x, .rep = rep };
+	struct disc d = { .x = x, .rep = rep, .gone = gone_live ? gone : NULL,
+			  .gone_live = gone_live };
 	_cleanup_free_ bool *is_dirty = NULL, *seen = NULL;
 	_cleanup_free_ uint32_t *map = NULL;
 	struct subnet *sn = NULL;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Directed-route discovery's state, shared by disc.c and disc_dup.c. */
+/* Directed-route discovery's state, shared by disc.c, disc_dup.c, disc_part.c and disc_back.c. */
 #ifndef LOOM_SM_DISC_PRIV_H
 #define LOOM_SM_DISC_PRIV_H
 
@@ -52,9 +52,16 @@ struct disc {
 	uint32_t n_claims, cap_claims, claims_done;
 	int err; /* first hard failure (ENOMEM); stops the sweep from growing */
 	uint8_t first_round; /* rounds a new request starts at: DISC_ROUNDS - 1 asks once */
+	/* disc_part: the last model that held nodes now gone, and its live data; or NULL. */
+	const struct subnet *gone;
+	const struct disc_live *gone_live;
 };
 
-enum req_kind { REQ_NODE_INFO, REQ_NODE_DESC, REQ_PORT_INFO, REQ_SWITCH_INFO, REQ_PROBE };
+/* REQ_BACK_PORT_INFO: a CA's PortInfo, the CA maybe back as it left (disc_back.c). */
+enum req_kind {
+	REQ_NODE_INFO, REQ_NODE_DESC, REQ_PORT_INFO, REQ_SWITCH_INFO, REQ_PROBE,
+	REQ_BACK_PORT_INFO
+};
 
 
 /*
@@ -72,7 +79,9 @@ struct req {
 	uint8_t round;      /* how many times every try timed out */
 	uint32_t node;      /* REQ_NODE_INFO: the node we came from, or SUBNET_NONE;
 			     * REQ_PROBE: the claim */
-	uint8_t port;       /* PortInfo: the port; NodeInfo: the port we left by */
+	uint8_t port;       /* PortInfo: the port; NodeInfo: the port we left by;
+			     * REQ_BACK_PORT_INFO: node is the switch left from (by the
+			     * path's last port), port the CA's port */
 	uint8_t hops;
 	uint8_t path[SMP_MAX_HOPS + 1];
 };
@@ -144,6 +153,17 @@ bool disc_namesake(struct disc *d, const struct req *q, const struct smp_node_in
 		   uint32_t n);
 /* The namesakes recorded, one message each, into the report. */
 void disc_namesakes_report(struct disc *d);
+
+/*
+ * disc_back.c. Port sp of switch sw answered pi, reached by path: if it leads
+ * to a CA of d->gone that may be back as it left, that CA's PortInfo is
+ * asked (REQ_BACK_PORT_INFO) and true returned; else the caller walks on.
+ */
+bool disc_back_ask(struct disc *d, uint32_t sw, uint8_t sp, const struct smp_port_info *pi,
+		   const uint8_t *path, uint8_t hops);
+/* Its answer: the CA seeded from d->gone and linked, or walked as a new node (NodeInfo). */
+void disc_back_got(struct disc *d, const struct req *q, const struct smp_port_info *pi,
+		   const uint8_t *raw);
 
 int disc_claim(struct disc *d, const struct req *q, uint32_t n, uint8_t port);
 /* Verify every claim (probes through the fabric); runs the transaction loop. */

@@ -24,6 +24,8 @@
  *   disc_part.c   discovery of a part: the last model taken as read, the switches
  *                 that reported read again, what they newly reach walked, the
  *                 unreachable dropped (disc.h: disc_part())
+ *   disc_back.c   disc_part's CAs back behind links that stayed up: their PortInfo
+ *                 read, the rest as the last model that held them had it
  *   disc_priv.h   what disc.c, disc_dup.c and disc_part.c share: the sweep's state
  *   mkey.c        M_Keys (mkey.h): derived per node, looked up by directed route, the
  *                 route table kept in the state dir

@@ -54,6 +54,8 @@ void sweeper_free(struct sweeper *s)
 	flap_free(&s->flap);
 	subnet_free(s->pre_sn);
 	disc_live_free(&s->pre_live);
+	subnet_free(s->gone_sn);
+	disc_live_free(&s->gone_live);
 	free(s->dirty);
 	memset(s, 0, sizeof(*s));
 }
@@ -373,8 +375,7 @@ int sweep_apply(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 	}
 	st->events = name_events(s, sn, &flaps);
 	diag_free(&flaps);
-	subnet_free(s->sn);
-	disc_live_free(&s->live);
+	sweep_keep_gone(s, sn);
 	s->sn = sn;
 	s->live = *live;
 	/* The plan goes with the model it was computed on (node and port indices). */

@@ -69,6 +69,13 @@ struct sweeper {
 	 */
 	struct subnet *pre_sn;
 	struct disc_live pre_live;
+	/*
+	 * The last model that held nodes the one after it lacks (cut off by an
+	 * event), and its live data: a targeted sweep takes the CAs that come
+	 * back as they were there (fabric/disc_back.c). NULL: none.
+	 */
+	struct subnet *gone_sn;
+	struct disc_live gone_live;
 	uint64_t pre_smps;
 	unsigned pre_ms;
 	unsigned heavy, light; /* sweeps done */
@@ -178,6 +185,12 @@ int sweep_heavy(struct sweeper *s, struct sweep_stats *st, struct diag *msgs);
  */
 int sweep_apply(struct sweeper *s, struct subnet *sn, struct disc_live *live,
 		struct sweep_stats *st, struct diag *msgs);
+/*
+ * sweep_targeted.c: s->sn and s->live are replaced by sn: kept as
+ * s->gone_sn if sn lacks some of their nodes, else freed. After a takeover
+ * (another master had the fabric) nothing is kept.
+ */
+void sweep_keep_gone(struct sweeper *s, const struct subnet *sn);
 /*
  * sweep_targeted.c: after a trap 128 or a light sweep that saw a change,
  * read only what those can have changed (disc_part()) and go on as a heavy

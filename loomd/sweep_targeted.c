@@ -60,6 +60,30 @@ void sweep_dirty_clear(struct sweeper *s, uint64_t at_ms)
 	s->heavy_at_ms = at_ms;
 }
 
+void sweep_keep_gone(struct sweeper *s, const struct subnet *sn)
+{
+	bool lost = false;
+
+	for (uint32_t n = 0; s->sn && !lost && n < s->sn->n_nodes; n++)
+		lost = subnet_find_guid(sn, s->sn->node[n].guid) == SUBNET_NONE;
+	/* Nothing left: what an earlier event cut off is still remembered. */
+	if (lost || s->takeover) {
+		subnet_free(s->gone_sn);
+		disc_live_free(&s->gone_live);
+		s->gone_sn = NULL;
+		memset(&s->gone_live, 0, sizeof(s->gone_live));
+	}
+	if (lost && !s->takeover) {
+		s->gone_sn = s->sn;
+		s->gone_live = s->live;
+	} else {
+		subnet_free(s->sn);
+		disc_live_free(&s->live);
+	}
+	s->sn = NULL;
+	memset(&s->live, 0, sizeof(s->live));
+}
+
 /* The switch whose LID (port 0's) is lid, or SUBNET_NONE. */
 static uint32_t switch_by_lid(const struct subnet *sn, uint16_t lid)
 {
@@ -183,7 +207,8 @@ static int targeted(struct sweeper *s, const struct part *p, struct sweep_stats 
 	struct subnet *sn = NULL;
 	int r;
 
-	r = disc_part(s->x, s->sn, &s->live, p->read, p->n_read, &sn, &live, &drep);
+	r = disc_part(s->x, s->sn, &s->live, s->gone_sn, s->gone_sn ? &s->gone_live : NULL,
+		      p->read, p->n_read, &sn, &live, &drep);
 	if (r == 0 && drep.timeouts + drep.errors + drep.conflicts + drep.dups) {
 		snprintf(why, len, "%u requests unanswered, %u refused, %u contradictions, "
 			 "%u duplicate GUIDs", drep.timeouts, drep.errors, drep.conflicts, drep.dups);

@@ -44,21 +44,7 @@ YAML
 log=$tmp/daemon.log
 count() { local n; n=$(grep -cE "$1" "$log" 2>/dev/null); echo "${n:-0}"; }
 
-# Wait until no sweep line has been logged for 3 s (at most 30 s).
-settle() {
-	local end=$((SECONDS + 30)) n last=-1 since=$SECONDS
-	while [ "$SECONDS" -le "$end" ]; do
-		n=$(count 'sweep [0-9]+ \(')
-		if [ "$n" != "$last" ]; then
-			last=$n
-			since=$SECONDS
-		elif [ $((SECONDS - since)) -ge 3 ]; then
-			return 0
-		fi
-		sleep 0.2
-	done
-	return 1
-}
+settle() { sweep_settle "$log"; }
 
 # dump_lfts as "switch-GUID LID port" lines, switches and LIDs in hex.
 lft_lines() { # DUMP

@@ -86,3 +86,18 @@ bringup_check() { # TAG SIM TOPO
 		diff -u "$tmp/$tag.ibnd" "$tmp/$tag.ibnd2"
 }
 
+# Wait until no sweep line has come to LOG for 3 s (at most 30 s; 1 then).
+sweep_settle() { # LOG
+	local end=$((SECONDS + 30)) n last=-1 since=$SECONDS
+	while [ "$SECONDS" -le "$end" ]; do
+		n=$(grep -cE 'sweep [0-9]+ \(' "$1" 2>/dev/null)
+		if [ "${n:-0}" != "$last" ]; then
+			last=${n:-0}
+			since=$SECONDS
+		elif [ $((SECONDS - since)) -ge 3 ]; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	return 1
+}
