@@ -51,7 +51,8 @@ static void usage(FILE *f)
 		"  --mad-timeout MS     per try (default 200)\n"
 		"  --mad-retries N      tries after the first (default 3)\n"
 		"  -v, --verbose        debug messages\n"
-		"  -h, --help           this text\n",
+		"  -h, --help           this text\n"
+		"  --version            the version, then exit\n",
 		CONFIG_DEFAULT_PATH, DEFAULT_STATE_DIR);
 }
 
@@ -71,7 +72,7 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
 {
 	enum { O_ONCE = 256, O_CHECK, O_ROOT, O_STATE, O_CA, O_PORT, O_ROUTING, O_LMC, O_SWEEP, O_PRIO,
 	       O_WIN, O_TMO, O_RETRY, O_VLS, O_LFTS, O_FALLBACK, O_CONTROL,
-	       O_OPEN_TMO };
+	       O_OPEN_TMO, O_VERSION };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, O_CHECK },
@@ -94,6 +95,7 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
 		{ "mad-retries", required_argument, NULL, O_RETRY },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, O_VERSION },
 		{ 0 },
 	};
 	unsigned secs = 10;
@@ -173,6 +175,7 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
 			break;
 		case 'v': *lvl = LOG_LVL_DEBUG; break;
 		case 'h': usage(stdout); exit(0);
+		case O_VERSION: printf("loomd %s\n", PACKAGE_VERSION); exit(0);
 		default: usage(stderr); return -EINVAL;
 		}
 	}
@@ -198,8 +201,12 @@ int loomd_apply_config(struct loomd_opts *o, struct config **keep)
 		log_err("%s", d.msg[i]);
 	diag_free(&d);
 	if (r < 0) {
-		log_err("%s: %s; not starting (loomd --check-config -c %s lists the problems)",
-			path, r == -EINVAL ? "invalid configuration" : strerror(-r), path);
+		if (r == -EINVAL)
+			log_err("%s: invalid configuration; not starting (loomd --check-config -c %s "
+				"lists the problems)", path, path);
+		else
+			log_err("%s: %s; not starting (give a readable file with -c, or none for "
+				"the defaults)", path, strerror(-r));
 		return r;
 	}
 	sm = &c->sm;
