@@ -421,6 +421,7 @@ static int setup(struct loomd *d, struct startguard *g)
 	struct sweep_opts so = { .route = { .lmc = (uint8_t)d->o.lmc, .roots = d->o.roots,
 					    .n_roots = d->o.n_roots, .vls = (uint8_t)d->o.vls,
 					    .file = d->o.lfts } };
+	struct stat st;
 	int r;
 
 	char bad[64], chain[128];
@@ -447,10 +448,12 @@ static int setup(struct loomd *d, struct startguard *g)
 				d->o.lfts ? ": " : "", d->o.lfts ? strerror(errno) : "");
 			return -EINVAL;
 		}
-	if (mkdir(d->o.state_dir, 0755) < 0 && errno != EEXIST) {
-		log_err("state dir %s: %s; give another with --state-dir", d->o.state_dir,
-			strerror(errno));
-		return -errno;
+	if ((mkdir(d->o.state_dir, 0755) < 0 && errno != EEXIST) ||
+	    stat(d->o.state_dir, &st) < 0 || (!S_ISDIR(st.st_mode) && (errno = ENOTDIR))) {
+		r = -errno;
+		log_err("state dir %s: %s; give another with --state-dir or sm.state-dir",
+			d->o.state_dir, strerror(-r));
+		return r;
 	}
 	snprintf(d->guid2lid, sizeof(d->guid2lid), "%s/guid2lid", d->o.state_dir);
 	r = mkey_setup(d);
