@@ -19,7 +19,8 @@
 # - a socket another program answers on is left alone, and loomd runs without one;
 #   so is a file that is not a socket, and the warning says what to do;
 # - without -c or /etc/loom/loom.yaml, loom reload says the defaults apply;
-# - a --state-dir that is a file is refused at once, with what to do.
+# - a --state-dir that is a file is refused at once, with what to do, and so is
+#   a --ca the host does not have.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
@@ -295,4 +296,12 @@ sim_run c --timeout 30 "$LOOMD" --once --state-dir "$tmp/statefile" --control "$
 tap_is "--state-dir a file: exit 1" "$?" 1
 tap_check "... says so and what to do" \
 	grep -q "state dir $tmp/statefile: Not a directory; give another with --state-dir" "$tmp/out5"
+
+# A CA the host does not have: named as given (not "port 0"), and where to look.
+sim_run c --timeout 30 "$LOOMD" --once --ca nosuch0 --state-dir "$tmp/state" \
+	--control "$tmp/run/c6" >"$tmp/out6" 2>&1
+tap_is "--ca a CA there is not: exit 1" "$?" 1
+tap_check "... says which port it tried and where the CAs are listed" \
+	grep -q "cannot open nosuch0, its first usable port for SMPs: .*; ibstat lists the CAs" \
+	"$tmp/out6"
 tap_done
