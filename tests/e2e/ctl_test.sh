@@ -270,6 +270,17 @@ sim_signal c TERM
 wait "$bg"
 tap_is "... and leaves the file as it was" "$(cat "$notsock")" keep
 
+# A path loomd cannot make (two missing folders): what to do.
+sim_run c --timeout 60 --out "$tmp/loomd7.log" "$LOOMD" -c "$tmp/loom.yaml" \
+	--state-dir "$tmp/state" --control "$tmp/no/such/control" &
+bg=$!
+log_wait "$tmp/loomd7.log" 'SUBNET UP' 10
+tap_check "a path whose folders are missing: says what to do" \
+	grep -q "control socket $tmp/no/such/control: No such file or directory; running without one (.*give --control a path of at most 107 bytes" \
+	"$tmp/loomd7.log"
+sim_signal c TERM
+wait "$bg"
+
 # No -c and no /etc/loom/loom.yaml: loom reload says the defaults apply, not "reloaded".
 if [ -e /etc/loom/loom.yaml ]; then
 	tap_check "loom reload without a file # SKIP /etc/loom/loom.yaml exists here" true
