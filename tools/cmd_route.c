@@ -277,6 +277,14 @@ static int prepare(const struct route_args *a, struct subnet **sn, struct config
 		}
 	}
 	r = lid_map_new(m);
+	/* lid_map_load takes a missing file for an empty map, as loomd's first start
+	 * must; a map named here that is not there is a mistake, not "no LIDs yet". */
+	if (r == 0 && a->guid2lid && access(a->guid2lid, F_OK) < 0) {
+		fprintf(stderr, "loom route: --guid2lid %s: %s; nothing routed (loomd keeps "
+			"it in its state dir: " CONFIG_DEFAULT_STATE_DIR "/guid2lid by default)\n",
+			a->guid2lid, strerror(errno));
+		return 2;
+	}
 	if (r == 0 && a->guid2lid) {
 		r = lid_map_load(*m, a->guid2lid, &d);
 		diag_print(&d, stderr);

@@ -1,9 +1,10 @@
 #!/bin/bash
 # A command line that is wrong says what is wrong before the usage, and the
 # exit status is the documented one: loom route, loom topo, loom verify
-# (misuse), and loomd (--version; a configuration file that is missing says
-# what to do, not to run --check-config on it). No fabric: loomd stops at
-# its configuration, before it opens a port.
+# (misuse; loom route's --guid2lid naming a missing file), and loomd
+# (--version; a configuration file that is missing says what to do, not to
+# run --check-config on it). No fabric: loomd stops at its configuration,
+# before it opens a port.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOM=${LOOM:-loom}
@@ -39,6 +40,14 @@ misuse "loom verify, one file" 2 '^loom verify: two files, TOPOFILE and LFTFILE,
 	"$LOOM" verify "$topo"
 misuse "loom verify --from without --reprint" 2 '^loom verify: --from goes only with --reprint$' \
 	'loom verify' "$LOOM" verify --from 0x1 "$topo" x
+
+# A --guid2lid that is not there is not an empty map: loom route stops.
+"$LOOM" route --guid2lid "$tmp/none" "$topo" >"$tmp/out" 2>"$tmp/err"
+tap_is "loom route --guid2lid a missing file: exit 2" "$?" 2
+tap_check "... says so, with where loomd keeps it" \
+	grep -qF "loom route: --guid2lid $tmp/none: No such file or directory; nothing routed (loomd keeps it in its state dir" \
+	"$tmp/err"
+tap_check "... and prints no tables" test ! -s "$tmp/out"
 
 # The usage lines name every option (the body lists them all too).
 "$LOOM" route --help >"$tmp/help"
