@@ -20,7 +20,8 @@
 #   so is a file that is not a socket, and the warning says what to do;
 # - without -c or /etc/loom/loom.yaml, loom reload says the defaults apply;
 # - a --state-dir that is a file is refused at once, with what to do, and so is
-#   a --ca the host does not have.
+#   a --ca the host does not have; a read-only one is used, with a warning
+#   that says what to change.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
@@ -307,6 +308,22 @@ sim_run c --timeout 30 "$LOOMD" --once --state-dir "$tmp/statefile" --control "$
 tap_is "--state-dir a file: exit 1" "$?" 1
 tap_check "... says so and what to do" \
 	grep -q "state dir $tmp/statefile: Not a directory; give another with --state-dir" "$tmp/out5"
+
+# A read-only state dir (a bind mount in a mount namespace of its own; root
+# only): loomd brings the subnet up and says why guid2lid is not saved and
+# what to change.
+mkdir -p "$tmp/rostate"
+if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+	sim_run c --timeout 30 unshare -m sh -c "mount --bind -o ro '$tmp/rostate' '$tmp/rostate' &&
+		exec '$LOOMD' --once --state-dir '$tmp/rostate' --control '$tmp/run/c8'" \
+		>"$tmp/out8" 2>&1
+	tap_is "a read-only state dir: SUBNET UP all the same (exit 0)" "$?" 0
+	tap_check "... says guid2lid cannot be saved, and what to change" \
+		grep -q "$tmp/rostate/guid2lid: cannot save the guid-to-LID map: Read-only file system; .*(make the state dir writable; under systemd, .*ReadWritePaths=)" \
+		"$tmp/out8"
+else
+	tap_check "a read-only state dir # SKIP needs root and unshare -m" true
+fi
 
 # A CA the host does not have: named as given (not "port 0"), and where to look.
 sim_run c --timeout 30 "$LOOMD" --once --ca nosuch0 --state-dir "$tmp/state" \
