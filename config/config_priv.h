@@ -146,6 +146,9 @@ bool parse_word(struct pctx *p, const struct ynode *v, const char *const *names,
 bool parse_string(struct pctx *p, const struct ynode *v, size_t max, char **out);
 bool parse_duration(struct pctx *p, const struct ynode *v, uint64_t min, uint64_t max,
 		    bool infinite, uint64_t *us);
+/* The same, with the messages' "allowed:" text given (NULL: min-max). */
+bool parse_duration_as(struct pctx *p, const struct ynode *v, uint64_t min, uint64_t max,
+		       bool infinite, const char *range, uint64_t *us);
 bool parse_guid(struct pctx *p, const struct ynode *v, uint64_t *guid);
 /* An M_Key lease (PortInfo:M_KeyLeasePeriod): a duration of whole seconds, 0s-65535s. */
 bool parse_mkey_lease(struct pctx *p, const struct ynode *v, uint16_t *lease_s);

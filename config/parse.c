@@ -386,6 +386,12 @@ bool parse_string(struct pctx *p, const struct ynode *v, size_t max, char **out)
 bool parse_duration(struct pctx *p, const struct ynode *v, uint64_t min, uint64_t max,
 		    bool infinite, uint64_t *us)
 {
+	return parse_duration_as(p, v, min, max, infinite, NULL, us);
+}
+
+bool parse_duration_as(struct pctx *p, const struct ynode *v, uint64_t min, uint64_t max,
+		       bool infinite, const char *range, uint64_t *us)
+{
 	char q[64], lo[32], hi[32], allowed[128];
 	uint64_t x;
 	int r;
@@ -394,7 +400,11 @@ bool parse_duration(struct pctx *p, const struct ynode *v, uint64_t min, uint64_
 		return false;
 	units_duration_fmt(min, lo, sizeof(lo));
 	units_duration_fmt(max, hi, sizeof(hi));
-	snprintf(allowed, sizeof(allowed), "%s-%s%s", lo, hi, infinite ? " or infinite" : "");
+	if (range)
+		snprintf(allowed, sizeof(allowed), "%s", range);
+	else
+		snprintf(allowed, sizeof(allowed), "%s-%s%s", lo, hi,
+			 infinite ? " or infinite" : "");
 	if (infinite && !strcmp(ynode_text(p->t, v), "infinite")) {
 		*us = CONFIG_HOQ_INFINITE;
 		return true;

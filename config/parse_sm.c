@@ -214,16 +214,18 @@ static void s_priority(struct pctx *p, const struct ynode *v, void *obj)
 		sm_of(obj)->priority = (uint8_t)x;
 }
 
+#define SWEEP_ALLOWED "0 for no timed sweeps, or 100ms-24h"
+
 static void s_sweep(struct pctx *p, const struct ynode *v, void *obj)
 {
 	char q[64];
 	uint64_t us;
 
 	/* 0 turns timed sweeps off; otherwise at most 10 a second, at least one a day. */
-	if (!parse_duration(p, v, 0, CONFIG_SWEEP_US_MAX, false, &us))
+	if (!parse_duration_as(p, v, 0, CONFIG_SWEEP_US_MAX, false, SWEEP_ALLOWED, &us))
 		return;
 	if (us && us < 100000) {
-		perr(p, v, "%s is too short (allowed: 0 for no timed sweeps, or 100ms-24h)",
+		perr(p, v, "%s is too short (allowed: " SWEEP_ALLOWED ")",
 		     parse_quote(p, v, q, sizeof(q)));
 		return;
 	}

@@ -2,8 +2,9 @@
 # README command 1: loomd brings a bundled simulated fabric up.
 #
 # Starts Debian's ibsim on tests/topologies/ft2-k8.topo (or the file given),
-# runs loomd on it as a daemon, and shows the result the way an operator
-# would check it, with infiniband-diags: sminfo (loomd is master),
+# runs loomd on it as a daemon (its own state dir and control socket), asks it
+# with loom status, and shows the result the way an operator would check it,
+# with infiniband-diags: sminfo (loomd is master),
 # iblinkinfo (every link Active), ibtracert (a route through the programmed
 # tables), dump_lfts; then loom verify walks every host-to-host route of the
 # tables read back, and loom route shows the same tables from the file alone.
@@ -27,8 +28,9 @@ done
 echo "== starting a simulated fabric from ${topo#"$src"/}"
 sim_start demo "$topo"
 echo "== loomd (daemon, state in $out/state): bringing the fabric up"
+# Its own control socket: an installed loomd (loomd.service) holds /run/loom/control.
 sim_run demo --timeout 300 --out "$out/loomd.log" "$LOOMD" --state-dir "$out/state" \
-	--sweep-interval 5 &
+	--control "$out/control" --sweep-interval 5 &
 loomd_job=$!
 for _ in $(seq 300); do
 	grep -q 'SUBNET UP' "$out/loomd.log" 2>/dev/null && break
@@ -36,6 +38,8 @@ for _ in $(seq 300); do
 done
 grep -v '^ibwarn' "$out/loomd.log"
 grep -q 'SUBNET UP' "$out/loomd.log" || { echo "demo: loomd did not reach SUBNET UP" >&2; exit 1; }
+echo "== loom status: what loomd says of itself (its control socket)"
+"$LOOM" status --control "$out/control"
 echo "== sminfo: who is master"
 sim_run demo sminfo 2>/dev/null
 echo "== iblinkinfo (first lines): every link LinkUp and Active"

@@ -441,9 +441,15 @@ int ctl_open(sd_event *ev, const struct ctl_conf *conf, struct ctl **out)
 	if (r == -EADDRINUSE)
 		log_warn("control socket %s: another loomd answers there; running without one "
 			 "(give this loomd its own with --control)", conf->path);
+	else if (r == -EEXIST)
+		log_warn("control socket %s: something that is not a socket is there, which loomd "
+			 "leaves alone; running without one (remove it, or give loomd another "
+			 "path with --control)", conf->path);
 	else if (r < 0)
 		log_warn("control socket %s: %s; running without one (loom status cannot reach "
-			 "this loomd)", conf->path, strerror(-r));
+			 "this loomd; give --control a path of at most %zu bytes whose folder "
+			 "exists or can be made)", conf->path, strerror(-r),
+			 sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
 	else
 		log_info("control socket %s: listening", conf->path);
 	if (r == 0)

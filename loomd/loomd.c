@@ -421,6 +421,7 @@ static int setup(struct loomd *d, struct startguard *g)
 	struct sweep_opts so = { .route = { .lmc = (uint8_t)d->o.lmc, .roots = d->o.roots,
 					    .n_roots = d->o.n_roots, .vls = (uint8_t)d->o.vls,
 					    .file = d->o.lfts } };
+	struct stat st;
 	int r;
 
 	char bad[64], chain[128];
@@ -447,10 +448,12 @@ static int setup(struct loomd *d, struct startguard *g)
 				d->o.lfts ? ": " : "", d->o.lfts ? strerror(errno) : "");
 			return -EINVAL;
 		}
-	if (mkdir(d->o.state_dir, 0755) < 0 && errno != EEXIST) {
-		log_err("state dir %s: %s; give another with --state-dir", d->o.state_dir,
-			strerror(errno));
-		return -errno;
+	if ((mkdir(d->o.state_dir, 0755) < 0 && errno != EEXIST) ||
+	    stat(d->o.state_dir, &st) < 0 || (!S_ISDIR(st.st_mode) && (errno = ENOTDIR))) {
+		r = -errno;
+		log_err("state dir %s: %s; give another with --state-dir or sm.state-dir",
+			d->o.state_dir, strerror(-r));
+		return r;
 	}
 	snprintf(d->guid2lid, sizeof(d->guid2lid), "%s/guid2lid", d->o.state_dir);
 	r = mkey_setup(d);
@@ -470,17 +473,28 @@ static int setup(struct loomd *d, struct startguard *g)
 		startguard_doing(g, d->o.open_timeout_s, "opening the first usable port of %s",
 				 d->o.ca ? d->o.ca : "the first CA");
 	log_debug("opening the port (up to %u s, --open-timeout)", d->o.open_timeout_s);
+	/* Port 0 is "the first usable port" (--port's default), not a port 0. */
+	char where[96];
+
+	if (d->o.port)
+		snprintf(where, sizeof(where), "%s port %u", d->o.ca ? d->o.ca : "the first CA",
+			 d->o.port);
+	else
+		snprintf(where, sizeof(where), "%s, its first usable port",
+			 d->o.ca ? d->o.ca : "the first CA");
 	r = mad_umad_open(d->o.ca, d->o.port, MAD_UMAD_SM | MAD_UMAD_SA, &d->u);
 	d->sa_on = r == 0;
 	if (r < 0 && r != -ENODEV) {
-		log_warn("opening %s port %u with the SA agent (class 0x03, GSI) failed: %s; "
+		log_warn("opening %s with the SA agent (class 0x03, GSI) failed: %s; "
 			 "trying again without an SA (is another SA registered on this port?)",
-			 d->o.ca ? d->o.ca : "the first CA", d->o.port, strerror(-r));
+			 where, strerror(-r));
 		r = mad_umad_open(d->o.ca, d->o.port, MAD_UMAD_SM, &d->u);
 	}
 	if (r < 0) {
-		log_err("cannot open %s port %u for SMPs: %s; is ib_umad loaded, and are we root?",
-			d->o.ca ? d->o.ca : "the first CA", d->o.port, strerror(-r));
+		log_err("cannot open %s for SMPs: %s; %s", where, strerror(-r),
+			r == -ENODEV && (d->o.ca || d->o.port) ?
+			"ibstat lists the CAs and ports there are (--ca, --port)" :
+			"is ib_umad loaded, and are we root?");
 		return r;
 	}
 	startguard_doing(g, 0, "setting up on %s port %u", mad_umad_ca(d->u), mad_umad_port(d->u));

@@ -29,7 +29,8 @@ static void usage(FILE *f)
 		"  --check-config       check the configuration, print it normalised, exit\n"
 		"                       (0 valid, 1 invalid, 2 unreadable)\n"
 		"  --once               exit 0 at the first SUBNET UP, 1 if it cannot get there\n"
-		"  --state-dir DIR      where the guid-to-LID map lives (default %s)\n"
+		"  --state-dir DIR      loomd's state: the guid-to-LID map, M_Key secret and\n"
+		"                       links (default %s; over sm.state-dir)\n"
 		"  --control PATH       the control socket loom status talks to\n"
 		"                       (default " CTL_DEFAULT_PATH ")\n"
 		"  --ca NAME            the CA to run on (default: the first)\n"
@@ -51,7 +52,8 @@ static void usage(FILE *f)
 		"  --mad-timeout MS     per try (default 200)\n"
 		"  --mad-retries N      tries after the first (default 3)\n"
 		"  -v, --verbose        debug messages\n"
-		"  -h, --help           this text\n",
+		"  -h, --help           this text\n"
+		"  --version            the version, then exit\n",
 		CONFIG_DEFAULT_PATH, DEFAULT_STATE_DIR);
 }
 
@@ -71,7 +73,7 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
 {
 	enum { O_ONCE = 256, O_CHECK, O_ROOT, O_STATE, O_CA, O_PORT, O_ROUTING, O_LMC, O_SWEEP, O_PRIO,
 	       O_WIN, O_TMO, O_RETRY, O_VLS, O_LFTS, O_FALLBACK, O_CONTROL,
-	       O_OPEN_TMO };
+	       O_OPEN_TMO, O_VERSION };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, O_CHECK },
@@ -94,6 +96,7 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
 		{ "mad-retries", required_argument, NULL, O_RETRY },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, O_VERSION },
 		{ 0 },
 	};
 	unsigned secs = 10;
@@ -173,6 +176,7 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
 			break;
 		case 'v': *lvl = LOG_LVL_DEBUG; break;
 		case 'h': usage(stdout); exit(0);
+		case O_VERSION: printf("loomd %s\n", PACKAGE_VERSION); exit(0);
 		default: usage(stderr); return -EINVAL;
 		}
 	}
@@ -198,8 +202,12 @@ int loomd_apply_config(struct loomd_opts *o, struct config **keep)
 		log_err("%s", d.msg[i]);
 	diag_free(&d);
 	if (r < 0) {
-		log_err("%s: %s; not starting (loomd --check-config -c %s lists the problems)",
-			path, r == -EINVAL ? "invalid configuration" : strerror(-r), path);
+		if (r == -EINVAL)
+			log_err("%s: invalid configuration; not starting (loomd --check-config -c %s "
+				"lists the problems)", path, path);
+		else
+			log_err("%s: %s; not starting (give a readable file with -c, or none for "
+				"the defaults)", path, strerror(-r));
 		return r;
 	}
 	sm = &c->sm;

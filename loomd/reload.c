@@ -42,8 +42,12 @@ static int reload_file(struct loomd *d, const char *who, FILE *out)
 	}
 	/* What it changes, for `loom reload`: before the old one goes. */
 	if (out) {
-		fprintf(out, "%s reloaded; a heavy sweep applies what changed%s\n", path,
-			ctl_paused(d->ctl) ? " when sweeps resume (paused)" : "");
+		if (c->file)
+			fprintf(out, "%s reloaded; a heavy sweep applies what changed%s\n", path,
+				ctl_paused(d->ctl) ? " when sweeps resume (paused)" : "");
+		else /* no -c and no default file: nothing was read */
+			fprintf(out, "%s does not exist: the built-in defaults apply (write the "
+				"file, or give loomd -c FILE, to change them)\n", path);
 		if (d->cfg && cfgdiff_print(d->cfg, c, out) == 0)
 			fprintf(out, "no effective value changed\n");
 	}
@@ -78,8 +82,11 @@ static int reload_file(struct loomd *d, const char *who, FILE *out)
 			 "restarts", who, path, c->mkey.on ? "adds" : "removes",
 			 d->mkey_on ? "on" : "off");
 	}
-	log_info("%s: %s reloaded; a heavy sweep applies what changed%s", who, path,
-		 ctl_paused(d->ctl) ? " when sweeps resume" : "");
+	if (c->file)
+		log_info("%s: %s reloaded; a heavy sweep applies what changed%s", who, path,
+			 ctl_paused(d->ctl) ? " when sweeps resume" : "");
+	else
+		log_info("%s: %s does not exist: the built-in defaults apply", who, path);
 	d->agent.resweep = d->sw.force_heavy = true;
 	d->sw.route_afresh = true; /* new routing options: no table kept from the old ones */
 	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);

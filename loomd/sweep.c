@@ -170,7 +170,10 @@ static int plan_sweep(struct sweeper *s, struct subnet *sn, const struct disc_li
 
 		if (w < 0)
 			diag_msg(msgs, "%s: cannot save the guid-to-LID map: %s; LIDs may change "
-				 "if loomd restarts before the next save", s->o.guid2lid, strerror(-w));
+				 "if loomd restarts before the next save%s", s->o.guid2lid,
+				 strerror(-w), w == -EROFS || w == -EACCES || w == -EPERM ?
+				 " (make the state dir writable; under systemd, a state dir "
+				 "other than /var/lib/loom needs ReadWritePaths=)" : "");
 	}
 	route_chain_str(&po.engines, names, sizeof(names));
 	plan_refused_str(plan, refused, sizeof(refused));

@@ -51,8 +51,9 @@ static void route_usage(FILE *f)
 
 	fprintf(f,
 		"usage: loom route [--engine E[,E...]] [--fallback auto|none] [--lmc N] [--vls N]\n"
-		"                  [--guid2lid FILE] [--keep FILE]\n"
-		"                  [--json | --canon | --sl] [--check] [--root GUID]... TOPOFILE\n\n"
+		"                  [--root GUID]... [--lfts FILE] [--guid2lid FILE] [--keep FILE]\n"
+		"                  [--config FILE] [--threads N] [--check]\n"
+		"                  [--json | --canon | --sl] [--pkeys] [--qos] TOPOFILE\n\n"
 		"Route a fabric without touching it: read TOPOFILE (ibnetdiscover output or\n"
 		"ibsim's form), assign LIDs as loomd does (a port keeps the LID the file\n"
 		"gives it, or the one --guid2lid, loomd's state file, gives it), route with\n"
@@ -182,6 +183,16 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 		}
 	}
 	if (optind != argc - 1 || (a->json && a->canon) || (a->pkeys && !a->config)) {
+		/* What is wrong first, then how it is used. */
+		if (optind >= argc)
+			fprintf(stderr, "loom route: no TOPOFILE given\n");
+		else if (optind < argc - 1)
+			fprintf(stderr, "loom route: one TOPOFILE only; '%s' is one too many\n",
+				argv[optind + 1]);
+		else if (a->json && a->canon)
+			fprintf(stderr, "loom route: --json and --canon: one at most\n");
+		else
+			fprintf(stderr, "loom route: --pkeys needs the partitions of --config FILE\n");
 		route_usage(stderr);
 		return 1;
 	}
@@ -266,6 +277,14 @@ static int prepare(const struct route_args *a, struct subnet **sn, struct config
 		}
 	}
 	r = lid_map_new(m);
+	/* lid_map_load takes a missing file for an empty map, as loomd's first start
+	 * must; a map named here that is not there is a mistake, not "no LIDs yet". */
+	if (r == 0 && a->guid2lid && access(a->guid2lid, F_OK) < 0) {
+		fprintf(stderr, "loom route: --guid2lid %s: %s; nothing routed (loomd keeps "
+			"it in its state dir: " CONFIG_DEFAULT_STATE_DIR "/guid2lid by default)\n",
+			a->guid2lid, strerror(errno));
+		return 2;
+	}
 	if (r == 0 && a->guid2lid) {
 		r = lid_map_load(*m, a->guid2lid, &d);
 		diag_print(&d, stderr);

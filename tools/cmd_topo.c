@@ -61,6 +61,11 @@ int cmd_topo(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1 || (json && list)) {
+		if (json && list)
+			fprintf(stderr, "loom topo: --json and --list: one at most\n");
+		else
+			fprintf(stderr, "loom topo: %s\n", optind >= argc ? "no TOPOFILE given" :
+				"one TOPOFILE only");
 		topo_usage(stderr);
 		return 1;
 	}

@@ -111,6 +111,13 @@ static int parse_args(int argc, char **argv, struct verify_args *a)
 	}
 	if (optind != argc - 2 || (a->from && a->mode != V_REPRINT) ||
 	    (a->json && a->mode != V_CHECK)) {
+		if (optind != argc - 2)
+			fprintf(stderr, "loom verify: two files, TOPOFILE and LFTFILE, not %d\n",
+				argc - optind);
+		else
+			fprintf(stderr, "loom verify: %s\n", a->from ?
+				"--from goes only with --reprint" :
+				"--json goes only with the check (not --normalize or --reprint)");
 		verify_usage(stderr);
 		return 2;
 	}

@@ -16,7 +16,12 @@
 #   logged (setpriv/runuser; skipped if neither exists), and one in the group
 #   sm.control-group names (taken by a reload) may ask;
 # - SIGTERM: loomd exits 0 and removes its socket;
-# - a socket another program answers on is left alone, and loomd runs without one.
+# - a socket another program answers on is left alone, and loomd runs without one;
+#   so is a file that is not a socket, and the warning says what to do;
+# - without -c or /etc/loom/loom.yaml, loom reload says the defaults apply;
+# - a --state-dir that is a file is refused at once, with what to do, and so is
+#   a --ca the host does not have; a read-only one is used, with a warning
+#   that says what to change.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 LOOMD=${LOOMD:-loomd}
@@ -251,4 +256,80 @@ wait "$bg"
 tap_check "... and leaves the other's socket in place" test -S "$busy"
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
+
+# Not a socket at the path (a file someone left): loomd leaves it, says what to do.
+notsock=$tmp/run/notsock
+echo keep >"$notsock"
+sim_run c --timeout 60 --out "$tmp/loomd3.log" "$LOOMD" -c "$tmp/loom.yaml" \
+	--state-dir "$tmp/state" --control "$notsock" &
+bg=$!
+log_wait "$tmp/loomd3.log" 'SUBNET UP' 10
+tap_check "a file at the path: loomd says it is not a socket and what to do" \
+	grep -q "control socket $notsock: something that is not a socket is there.*remove it, or give loomd another path with --control" \
+	"$tmp/loomd3.log"
+sim_signal c TERM
+wait "$bg"
+tap_is "... and leaves the file as it was" "$(cat "$notsock")" keep
+
+# A path loomd cannot make (two missing folders): what to do.
+sim_run c --timeout 60 --out "$tmp/loomd7.log" "$LOOMD" -c "$tmp/loom.yaml" \
+	--state-dir "$tmp/state" --control "$tmp/no/such/control" &
+bg=$!
+log_wait "$tmp/loomd7.log" 'SUBNET UP' 10
+tap_check "a path whose folders are missing: says what to do" \
+	grep -q "control socket $tmp/no/such/control: No such file or directory; running without one (.*give --control a path of at most 107 bytes" \
+	"$tmp/loomd7.log"
+sim_signal c TERM
+wait "$bg"
+
+# No -c and no /etc/loom/loom.yaml: loom reload says the defaults apply, not "reloaded".
+if [ -e /etc/loom/loom.yaml ]; then
+	tap_check "loom reload without a file # SKIP /etc/loom/loom.yaml exists here" true
+else
+	sock4=$tmp/run/c4
+	sim_run c --timeout 60 --out "$tmp/loomd4.log" "$LOOMD" --state-dir "$tmp/state" \
+		--control "$sock4" &
+	bg=$!
+	log_wait "$tmp/loomd4.log" 'SUBNET UP' 10
+	out=$("$LOOM" reload --control "$sock4" 2>&1)
+	tap_is "loom reload, no file: exit 0" "$?" 0
+	tap_check "loom reload, no file: says the file does not exist and the defaults apply" \
+		grep -q '^/etc/loom/loom.yaml does not exist: the built-in defaults apply' <<<"$out"
+	tap_check "... not that it was reloaded" bash -c "! grep -q reloaded <<<'$out'"
+	tap_diag "$out"
+	sim_signal c TERM
+	wait "$bg"
+fi
+
+# A state dir that is a file: loomd refuses at once and says what to do.
+: >"$tmp/statefile"
+sim_run c --timeout 30 "$LOOMD" --once --state-dir "$tmp/statefile" --control "$tmp/run/c5" \
+	>"$tmp/out5" 2>&1
+tap_is "--state-dir a file: exit 1" "$?" 1
+tap_check "... says so and what to do" \
+	grep -q "state dir $tmp/statefile: Not a directory; give another with --state-dir" "$tmp/out5"
+
+# A read-only state dir (a bind mount in a mount namespace of its own; root
+# only): loomd brings the subnet up and says why guid2lid is not saved and
+# what to change.
+mkdir -p "$tmp/rostate"
+if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+	sim_run c --timeout 30 unshare -m sh -c "mount --bind -o ro '$tmp/rostate' '$tmp/rostate' &&
+		exec '$LOOMD' --once --state-dir '$tmp/rostate' --control '$tmp/run/c8'" \
+		>"$tmp/out8" 2>&1
+	tap_is "a read-only state dir: SUBNET UP all the same (exit 0)" "$?" 0
+	tap_check "... says guid2lid cannot be saved, and what to change" \
+		grep -q "$tmp/rostate/guid2lid: cannot save the guid-to-LID map: Read-only file system; .*(make the state dir writable; under systemd, .*ReadWritePaths=)" \
+		"$tmp/out8"
+else
+	tap_check "a read-only state dir # SKIP needs root and unshare -m" true
+fi
+
+# A CA the host does not have: named as given (not "port 0"), and where to look.
+sim_run c --timeout 30 "$LOOMD" --once --ca nosuch0 --state-dir "$tmp/state" \
+	--control "$tmp/run/c6" >"$tmp/out6" 2>&1
+tap_is "--ca a CA there is not: exit 1" "$?" 1
+tap_check "... says which port it tried and where the CAs are listed" \
+	grep -q "cannot open nosuch0, its first usable port for SMPs: .*; ibstat lists the CAs" \
+	"$tmp/out6"
 tap_done
