@@ -195,6 +195,24 @@ int daemon_heavy(struct loomd *d, struct sweep_stats *st)
 }
 
 /* A join or leave through the SA: the MFT blocks that differ, now. */
+/*
+ * When the next timed sweep is due, from usec: a light sweep every
+ * sm.sweep-interval. With the interval 0 (no timed light sweeps: traps and
+ * `loom sweep` start them) the timer still wakes for the heavy sweep's
+ * period, once a day at the latest, and every 10 s while the subnet is not
+ * up, so that a failed bring-up is retried.
+ */
+static uint64_t next_timed(const struct loomd *d, uint64_t usec)
+{
+	uint64_t heavy = sweep_heavy_at_us(&d->sw);
+	uint64_t t;
+
+	if (d->o.sweep_ms)
+		return usec + (uint64_t)d->o.sweep_ms * 1000;
+	t = usec + (d->sw.up ? CONFIG_SWEEP_US_MAX : 10000000ull);
+	return heavy > usec && heavy < t ? heavy : t;
+}
+
 static void mcast_pass(struct loomd *d)
 {
 	struct diag msgs = { .limit = 50 };
@@ -249,7 +267,7 @@ int daemon_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 	if (ctl_paused(d->ctl) && !asked) {
 		if (d->sw.mcast->dirty && d->sw.up)
 			mcast_pass(d);
-		d->next_sweep = usec + (uint64_t)d->o.sweep_ms * 1000;
+		d->next_sweep = next_timed(d, usec);
 		sd_event_source_set_time(s, d->next_sweep);
 		return 0;
 	}
@@ -290,7 +308,7 @@ int daemon_sweep_timer(sd_event_source *s, uint64_t usec, void *arg)
 	if (d->sw.mcast->dirty && d->sw.up)
 		mcast_pass(d);
 	notify_status(d);
-	d->next_sweep = usec + (uint64_t)d->o.sweep_ms * 1000;
+	d->next_sweep = next_timed(d, usec);
 	/* Traps that came during the sweep are for the next one: now, not at the interval. */
 	sd_event_source_set_time(s, d->agent.resweep ? usec :
 				 sweep_next_us(&d->sw, usec, d->next_sweep));

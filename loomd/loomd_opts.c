@@ -46,7 +46,8 @@ static void usage(FILE *f)
 		"  --root GUID          updn's root switch by NodeGUID, repeatable (default: found)\n"
 		"  --vls N              vlayered: VLs it may use, 1-8 (default 8)\n"
 		"  --lfts FILE          file: the dump_lfts text to program\n"
-		"  --sweep-interval S   seconds between light sweeps (default 10)\n"
+		"  --sweep-interval S   seconds between light sweeps (default 10; 0: none timed,\n"
+		"                       traps and the heavy sweep's period still start sweeps)\n"
 		"  --priority N         SM priority 0-15 (default 0)\n"
 		"  --mad-window N       SMPs in flight (default 16)\n"
 		"  --mad-timeout MS     per try (default 200)\n"
@@ -153,7 +154,7 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
 			break;
 		case O_LFTS: o->lfts = optarg; o->set |= SET_LFTS; break;
 		case O_SWEEP:
-			r = parse_uint("--sweep-interval", optarg, 1,
+			r = parse_uint("--sweep-interval", optarg, 0,
 					       (unsigned)(CONFIG_SWEEP_US_MAX / 1000000), &secs);
 			o->set |= SET_SWEEP;
 			break;
@@ -226,7 +227,7 @@ int loomd_apply_config(struct loomd_opts *o, struct config **keep)
 		snprintf(o->lfts_buf, sizeof(o->lfts_buf), "%s", sm->routing.file);
 		o->lfts = o->lfts_buf;
 	}
-	if (!(o->set & SET_SWEEP) && sm->sweep_us)
+	if (!(o->set & SET_SWEEP)) /* 0: no timed light sweeps (daemon_sweep.c) */
 		o->sweep_ms = (unsigned)(sm->sweep_us / 1000);
 	if (!(o->set & SET_PRIO))
 		o->priority = sm->priority;

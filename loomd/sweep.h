@@ -202,6 +202,8 @@ void sweep_keep_gone(struct sweeper *s, const struct subnet *sn);
 int sweep_event(struct sweeper *s, struct sweep_stats *st, struct diag *msgs);
 /* The safety net's heavy sweep is due at now_us (CLOCK_MONOTONIC). */
 bool sweep_heavy_due(const struct sweeper *s, uint64_t now_us);
+/* When it will be (CLOCK_MONOTONIC us); UINT64_MAX: never (heavy_ms 0, or no model yet). */
+uint64_t sweep_heavy_at_us(const struct sweeper *s);
 /* A light sweep's reporter (lost: it did not answer); -ENOMEM is remembered as lost. */
 void sweep_dirty_add(struct sweeper *s, uint32_t node, bool lost);
 /* A heavy sweep read everything at now_ms: the reporters are forgotten. */

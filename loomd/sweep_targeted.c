@@ -30,6 +30,11 @@ bool sweep_heavy_due(const struct sweeper *s, uint64_t now_us)
 	return s->o.heavy_ms && s->sn && now_us / 1000 >= s->heavy_at_ms + s->o.heavy_ms;
 }
 
+uint64_t sweep_heavy_at_us(const struct sweeper *s)
+{
+	return s->o.heavy_ms && s->sn ? (s->heavy_at_ms + s->o.heavy_ms) * 1000 : UINT64_MAX;
+}
+
 void sweep_dirty_add(struct sweeper *s, uint32_t node, bool lost)
 {
 	uint32_t v = node | (lost ? LOST_BIT : 0);

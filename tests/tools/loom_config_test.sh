@@ -103,6 +103,15 @@ tap_check "... names the engine it does not have" grep -q "'bogus' is not an eng
 tap_is "loomd --check-config with options: exit 0" "$?" 0
 tap_check "... prints the options over the file (engines, LMC)" \
 	bash -c "grep -q '^    engine: \[vlayered, updn\]$' '$tmp/out' && grep -q '^    lmc: 2$' '$tmp/out'"
+# sm.sweep-interval 0 (no timed light sweeps) is what loomd runs with, not
+# its 10 s default; --sweep-interval 0 says the same.
+printf 'sm:\n  sweep-interval: 0\n' >"$tmp/sw0.yaml"
+"${LOOMD:-loomd}" --check-config -c "$tmp/sw0.yaml" >"$tmp/out" 2>&1
+tap_check "loomd --check-config: sm.sweep-interval 0 stays 0 (no timed light sweeps)" \
+	grep -q '^  sweep-interval: 0s$' "$tmp/out" || tap_diag "$(grep sweep "$tmp/out")"
+"${LOOMD:-loomd}" --check-config --sweep-interval 0 >"$tmp/out" 2>&1
+tap_is "loomd --sweep-interval 0: exit 0" "$?" 0
+tap_check "... sweep-interval: 0s" grep -q '^  sweep-interval: 0s$' "$tmp/out"
 # One table of limits: an option takes what the file takes, and no more.
 "${LOOMD:-loomd}" --check-config -c "$tmp/ft.yaml" --mad-window 256 --mad-timeout 10000 >"$tmp/out" 2>&1
 tap_is "loomd --mad-window 256 --mad-timeout 10000 (the file's limits): exit 0" "$?" 0
