@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <systemd/sd-event.h>
 
@@ -131,8 +132,17 @@ void daemon_ha_do(struct loomd *d, unsigned act)
 			 "master again");
 	if (act & SMA_SEND_HANDOVER) {
 		int r = ha_send_ctrl(h, d->sw.sn, &d->sw.live, SM_CTRL_HANDOVER);
+		struct timespec ts;
 
-		h->ack_due_us = now + h->poll_us;
+		/*
+		 * The ACKNOWLEDGE is due a poll interval after the answer, by the
+		 * clock: now is when this loop turn woke up (sd_event_now), before
+		 * the sweep that found the higher SM, which may have taken longer
+		 * than a poll interval; from there it was due before it was sent.
+		 */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		h->ack_due_us = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000 +
+				h->poll_us;
 		ha_sync(d);
 		daemon_ha_do(d, smstate_input(&h->sm, &(struct sm_ev){ .in = SMI_HANDOVER_ANSWERED,
 								.status = r }));

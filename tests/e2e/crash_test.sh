@@ -55,7 +55,7 @@ for ((i = 1; i <= KILLS; i++)); do
 	# Not before loomd is attached: ibsim panics when a client dies in the
 	# middle of connecting (sim_ctl_new_client), which is ibsim's fault, not
 	# a moment of loomd's to test. The line is logged once the port is open.
-	for _ in $(seq 2000); do
+	for _ in $(seq 5000); do
 		grep -q ', LMC ' "$tmp/run$i.log" 2>/dev/null && break
 		sleep 0.002
 	done

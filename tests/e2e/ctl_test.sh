@@ -112,7 +112,12 @@ tap_check "loom sweep --heavy: the summary shows the change (LFT blocks sent)" \
 out=$("$LOOM" sweep --resume --control "$sock" 2>&1)
 tap_is "loom sweep --resume: exit 0" "$?" 0
 swept=$(json 'j["sweeps_heavy"] + j["sweeps_light"]')
-sleep 2.5
+# A 1 s interval: the next timer sweep within a second or two; polled, 30 s at
+# most (a loaded machine's timers come late).
+for _ in $(seq 60); do
+	[ "$(json 'j["sweeps_heavy"] + j["sweeps_light"]')" -gt "$swept" ] && break
+	sleep 0.5
+done
 tap_check "resumed: timer sweeps run again" \
 	test "$(json 'j["sweeps_heavy"] + j["sweeps_light"]')" -gt "$swept"
 # Once more with nothing changed: the same summary, no LFT block sent.
@@ -146,7 +151,7 @@ tap_diag "$out"
 out=$("$LOOM" reload --control "$sock" 2>&1)
 tap_check "loom reload, the same file again: no change" grep -q '^no effective value changed$' \
 	<<<"$out"
-log_wait -n $((n + 1)) "$tmp/loomd.log" 'sweep [0-9]* (heavy)' 10
+log_wait -n $((n + 1)) "$tmp/loomd.log" 'sweep [0-9]* (heavy)' 30
 tap_check "loom status: the new priority" bash -c "'$LOOM' status --control '$sock' |
 	grep -q '^SM: master, priority 5,'"
 
@@ -246,7 +251,7 @@ for _ in $(seq 50); do [ -S "$busy" ] && break; sleep 0.1; done
 sim_run c --timeout 60 --out "$tmp/loomd2.log" "$LOOMD" -c "$tmp/loom.yaml" \
 	--state-dir "$tmp/state" --control "$busy" &
 bg=$!
-log_wait "$tmp/loomd2.log" 'SUBNET UP' 10
+log_wait "$tmp/loomd2.log" 'SUBNET UP' 60
 tap_check "a live socket at the path: loomd says so and runs without one" \
 	grep -q "control socket $busy: another loomd answers there; running without one" \
 	"$tmp/loomd2.log"

@@ -141,7 +141,7 @@ if sim_start ca "$topos/dupguid-host.topo" -I; then
 	sim_run ca --timeout 30 --out "$tmp/daemon.log" "$LOOMD" -c "$tmp/loom.yaml" \
 		--state-dir "$tmp/daemon.state" &
 	bg=$!
-	log_wait "$tmp/daemon.log" 'SUBNET UP' 10
+	log_wait "$tmp/daemon.log" 'SUBNET UP' 60
 	sleep 3.5
 	sim_signal ca TERM
 	wait "$bg"

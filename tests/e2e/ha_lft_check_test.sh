@@ -60,6 +60,8 @@ pa=$(ha_pid A)
 tap_check "A's loomd found (pid ${pa:-none})" test -n "$pa"
 [ -z "$pa" ] || kill -KILL $pa
 log_wait -E "$tmp/B.log" 'SUBNET UP' 30
+# Its "takeover sweep:" line comes just after the sweep's SUBNET UP line.
+log_wait -F "$tmp/B.log" 'takeover sweep:' 30
 sweep=$(grep 'sweep [0-9]* (heavy)' "$tmp/B.log" | head -n 1)
 tap_diag "B's first sweep as master: $sweep"
 tap_check "B takes over" grep -q 'DISCOVERING -> MASTER: the master is gone' "$tmp/B.log"

@@ -33,6 +33,13 @@ sleep 1
 sim_run F ibnetdiscover 2>/dev/null >"$tmp/ibnd"
 ga=$(ha_guid "$HA") gb=$(ha_guid "$HB") la=$(ha_lid "$HA") lb=$(ha_lid "$HB")
 tap_diag "A: port GUID 0x$ga LID $la; B: port GUID 0x$gb LID $lb"
+# A reads B's SMInfo again after its light sweeps (1 s apart, later on a
+# loaded machine): poll A's status (30 s at most) until it has seen B standby.
+for _ in $(seq 60); do
+	"$LOOM" status --control "$tmp/A.sock" 2>&1 |
+		grep -qE "^other SMs: 0x0*${gb#0*} priority 5 standby$" && break
+	sleep 0.5
+done
 out=$(ha_sminfo)
 tap_check "sminfo (the subnet's SM): A, priority 10, MASTER" \
 	grep -qE "sm guid 0x0*${ga#0*},.* priority 10 state 3" <<<"$out" || tap_diag "$out"
@@ -76,7 +83,9 @@ ha_nothing_changed failover B "$gb"
 
 # ---- the priority 10 comes back: handover ---------------------------------------
 ha_loomd A "$HA" A2
-log_wait -E "$tmp/B.log" '-> STANDBY' 30
+# B stands by on A2's ACKNOWLEDGE: wait for that line, not for B's first
+# STANDBY line of the test's start, which matched at once.
+log_wait -E "$tmp/B.log" 'MASTER -> STANDBY' 30
 log_wait -E "$tmp/A2.log" 'SUBNET UP' 30
 tap_check "A restarted: finds master B, waits for its HANDOVER" \
 	grep -q 'we outrank it: waiting for its HANDOVER' "$tmp/A2.log" || tap_diag "$(tail -n 5 "$tmp/A2.log")"
@@ -106,8 +115,13 @@ for run in 1 2 3 4 5 6 7 8 9 10; do
 	log_wait -E "$tmp/E1.log" 'SUBNET UP|-> STANDBY' 30
 	log_wait -E "$tmp/E2.log" 'SUBNET UP|-> STANDBY' 30
 	sleep 2 # a light sweep or two: time to hand over if the wrong one won
-	out=$(ha_sminfo)
+	# ... or more on a loaded machine, whose sweeps come late (30 s at most).
 	want=$(ha_guid "$low")
+	for ((i = 0; i < 60; i++)); do
+		out=$(ha_sminfo)
+		grep -qE "sm guid 0x0*${want#0*},.* state 3" <<<"$out" && break
+		sleep 0.5
+	done
 	tap_check "equal priorities, run $run (first at $first): the lower GUID 0x$want is master" \
 		grep -qE "sm guid 0x0*${want#0*},.* state 3" <<<"$out" ||
 		tap_diag "$out; E1: $(grep 'SM state' "$tmp/E1.log" | tail -n 2); E2: $(grep 'SM state' "$tmp/E2.log" | tail -n 2)"

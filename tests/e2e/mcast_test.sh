@@ -205,7 +205,7 @@ tap_check "loomd: saquery MFTR answers with the programmed blocks" grep -qi "0x$
 # again without it, and back.
 heavy_up() { grep -cE 'sweep [0-9]* \((heavy|targeted)\).*SUBNET UP' "$tmp/loomd.log"; }
 wait_heavy() { # N: a heavy sweep after the Nth reached SUBNET UP
-	log_wait -E -n $(($1 + 1)) "$tmp/loomd.log" 'sweep [0-9]* \((heavy|targeted)\).*SUBNET UP' 15
+	log_wait -E -n $(($1 + 1)) "$tmp/loomd.log" 'sweep [0-9]* \((heavy|targeted)\).*SUBNET UP' 30
 }
 n=$(heavy_up)
 tap_check "loomd: Unlink spine001[1] (the tree's link to leaf001)" sim_console l 'Unlink "spine001"[1]'

@@ -147,7 +147,7 @@ tap_is "... and leaf002 port 2 stays Active" "$pi" Active
 mkey_conf C 1
 w1=$(wrong_keys)
 ha_loomd C "$HD"
-log_wait -E "$tmp/C.log" 'M_Key:' 30
+log_wait -E "$tmp/C.log" 'M_Key: .*cannot read its nodes' 30
 tap_check "C (no secret: a new one is created) says it cannot read the protected fabric" \
 	grep -q 'M_Key: .*cannot read its nodes, find its master or take over' "$tmp/C.log" ||
 	tap_diag "$(tail -n 5 "$tmp/C.log")"

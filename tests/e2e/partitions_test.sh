@@ -49,7 +49,7 @@ pkeys() { # LID [PORT]
 # The sweep summary lines only: the SIGHUP line also says "heavy sweep".
 heavy() { grep -c 'sweep [0-9]* (heavy)' "$tmp/loomd.log"; }
 wait_heavy() { # N: a heavy sweep after the Nth has ended
-	log_wait -n $(($1 + 1)) "$tmp/loomd.log" 'sweep [0-9]* (heavy)' 10
+	log_wait -n $(($1 + 1)) "$tmp/loomd.log" 'sweep [0-9]* (heavy)' 60
 }
 
 conf "" >"$tmp/loom.yaml"
@@ -112,6 +112,8 @@ printf 'partitions:\n  - name: x\n    pkey: 0x8001\n    members: [ {node: h00001
 n=$(heavy)
 sim_signal p HUP
 sleep 1
+# The refusal's lines, when loomd has read the file (60 s at most on a loaded machine).
+log_wait "$tmp/loomd.log" 'stays in force, nothing changes' 60
 tap_check "SIGHUP, broken file: refused, with its place" \
 	grep -q 'loom.yaml:3:[0-9]*: partitions' "$tmp/loomd.log"
 tap_check "SIGHUP, broken file: the running configuration stays" \

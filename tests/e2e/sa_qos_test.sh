@@ -128,6 +128,8 @@ leaf_back() { # TOPO
 	tap_check "$T: ... and back with them up" \
 		wait_after "$tmp/$T.log" "$n" "event: node new: switch .*\"$leaf\""
 	sleep 2
+	# The sweep's phases line comes after its event lines (20 s at most).
+	wait_after "$tmp/$T.log" "$n" 'heavy sweep: .*LFTs'
 	tap_diag "$(after "$tmp/$T.log" "$n" | grep -E 'sweep [0-9]+ \(|sweep: ')"
 	tap_check "$T: the sweeps that find \"$leaf\" back are targeted ones, that route and program" \
 		test -n "$(after "$tmp/$T.log" "$n" | grep -E 'heavy sweep: .*LFTs')" -a \
@@ -266,6 +268,8 @@ check_case() { # TOPO LOOMD-ARGS...
 	sim_console q "ReLink \"$sw\"[$port]"
 	wait_after "$tmp/$T.log" "$n" 'event: (node new: CA|link up: .* CA)'
 	sleep 1
+	# The sweep's phases line comes after its event lines (20 s at most).
+	wait_after "$tmp/$T.log" "$n" 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)'
 	tap_diag "$(after "$tmp/$T.log" "$n" | grep -E 'sweep [0-9]+ \(')"
 	tap_check "$T: after the host behind \"$sw\"[$port] went Down and came back, a targeted sweep reads its QoS blocks again" \
 		grep -qE 'sweep: .*QoS [0-9]+ ms \([1-9][0-9]* SMPs\)' <(after "$tmp/$T.log" "$n")

@@ -116,6 +116,9 @@ ha_order() { # FILE AT ERE...
 ha_nothing_changed() { # WHAT LOG GUID
 	local sweep out
 	if [ -n "$2" ]; then
+		# A takeover's "takeover sweep:" line comes just after its sweep's
+		# SUBNET UP line, which is all the caller waited for (bounded).
+		log_wait -F "$tmp/$2.log" 'takeover sweep:' 30
 		sweep=$(grep 'sweep [0-9]* (heavy)' "$tmp/$2.log" | head -n 1)
 		tap_diag "$2's first sweep as master after the $1: $sweep"
 		tap_check "$1: the new master's first sweep sends 0 LFT blocks" \
