@@ -208,8 +208,8 @@ void prog_cache_forget(struct prog_cache *c, uint64_t guid)
  *     time, or held LID 0, is judged by its external ports: reset when
  *     every one that was Active is not now.
  * That holds for a node that stayed in the model and for one that comes
- * back (cut off with a leaf's uplinks, its own links never down): the
- * latter is judged against its ports as they were when it left. What the
+ * back (cut off with a leaf's uplinks, its own links never down, or a
+ * switch unplugged whole): the latter is judged against its ports as they were when it left. What the
  * ports cannot tell (another SM that rewrote tables but left every LID and
  * MasterSMLID as they were, a tool writing blocks by hand) the ports of no
  * node tell; a node kept on their word is marked, and the next whole heavy
