@@ -185,9 +185,11 @@ void prog_cache_forget(struct prog_cache *c, uint64_t guid);
 /*
  * prog_cache_forget() for every node of sn that looks reset since the last
  * model (old_sn, old_live), or since it left a model if it is back: new, its
- * port count changed, a CA's Active port down, every Active external port
- * of a switch down, or a LID or MasterSMLID not as that model (or, back, as
- * it left) had it (prog_cache.c says why). A node back that keeps its tables is read again
+ * port count changed, a CA's Active port down, a switch's LinearFDBTop
+ * changed, or every Active external port of a switch down while its port
+ * 0 does not vouch for it (read both times, the same nonzero LID and
+ * MasterSMLID), or a LID or MasterSMLID not as that model (or, back, as it
+ * left) had it (prog_cache.c says why). A node back that keeps its tables is read again
  * by the next prog_cache_recheck(). old_sn NULL: every node (a takeover).
  */
 void prog_cache_forget_reset(struct prog_cache *c, const struct subnet *old_sn,

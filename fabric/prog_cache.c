@@ -193,14 +193,23 @@ void prog_cache_forget(struct prog_cache *c, uint64_t guid)
  * into), or:
  *   - a CA (or router): a port that was Active is not now (a driver restart
  *     may bring one port down and nothing else);
- *   - a switch: every external port that was Active is not now. A link down,
- *     or a leaf's uplinks all down, leaves its tables as they were, and
- *     reading every SL2VL pair of a 36-port switch again would cost an event
- *     far more than the event itself. Port 0 does not count: ibsim (and IBA
- *     14.2.5.6 for a base switch port 0) keeps it Active whatever happens.
+ *   - a switch: its port 0 does not vouch for it. A switch's SMA keeps
+ *     its LID, MasterSMLID and tables (LFT, SL2VL, VLArb, P_Keys) whatever
+ *     its external links do (IBA 14.2.5.6: port 0 of a base switch is
+ *     Active whenever the switch is up; ibsim's Unlink and ReLink leave them
+ *     alone); a reset clears port 0's LID and MasterSMLID (ibsim's Clear
+ *     does) and LinearFDBTop. So a switch whose port 0, read before and
+ *     now, still holds the nonzero LID it held, with the same MasterSMLID,
+ *     was not reset, even when every external port went down with it: a
+ *     leaf unplugged whole and plugged back costs no read of its every
+ *     SL2VL pair. Another LinearFDBTop than the one it held (read by a
+ *     heavy sweep, or when it comes back) is a reset, or another writer,
+ *     whatever the ports say. A switch whose port 0 was not read either
+ *     time, or held LID 0, is judged by its external ports: reset when
+ *     every one that was Active is not now.
  * That holds for a node that stayed in the model and for one that comes
- * back (cut off with a leaf's uplinks, its own links never down): the
- * latter is judged against its ports as they were when it left. What the
+ * back (cut off with a leaf's uplinks, its own links never down, or a
+ * switch unplugged whole): the latter is judged against its ports as they were when it left. What the
  * ports cannot tell (another SM that rewrote tables but left every LID and
  * MasterSMLID as they were, a tool writing blocks by hand) the ports of no
  * node tell; a node kept on their word is marked, and the next whole heavy
@@ -224,16 +233,32 @@ static struct prog_seen seen_of(const struct disc_live *live, uint32_t pi)
 }
 
 /*
- * Node n of sn (in live) against its ports as they were (was[0..nports]);
- * back: it was out of the model since.
+ * Switch n of sn: does its port 0 vouch that it kept its tables? was: port
+ * 0 as it was; looks_reset compared the LID and MasterSMLID.
+ */
+static bool port0_vouches(const struct subnet *sn, uint32_t n, const struct disc_live *live,
+			  struct prog_seen was)
+{
+	struct prog_seen now = seen_of(live, subnet_port_idx(sn, n, 0));
+
+	return was.state >= SMP_PORT_INIT && now.state >= SMP_PORT_INIT && was.lid &&
+	       now.lid == was.lid && now.sm_lid == was.sm_lid;
+}
+
+/*
+ * Node n of sn (in live) against its ports as they were (was[0..nports])
+ * and, a switch, its LinearFDBTop as it was (lin_top); back: it was out of
+ * the model since.
  */
 static bool looks_reset(const struct subnet *sn, uint32_t n, const struct disc_live *live,
-			const struct prog_seen *was, bool back)
+			const struct prog_seen *was, uint16_t lin_top, bool back)
 {
 	const struct subnet_node *nd = &sn->node[n];
 	bool sw = nd->type == NODE_SWITCH;
 	unsigned active = 0, dropped = 0;
 
+	if (sw && live->node[n].si.lin_top != lin_top)
+		return true;
 	for (unsigned p = 0; p <= nd->nports; p++) {
 		struct prog_seen now = seen_of(live, subnet_port_idx(sn, n, (uint8_t)p));
 
@@ -249,6 +274,8 @@ static bool looks_reset(const struct subnet *sn, uint32_t n, const struct disc_l
 		if (!sw && dropped)
 			return true;
 	}
+	if (sw && port0_vouches(sn, n, live, was[0]))
+		return false;
 	/* Back with no port known Active before: nothing vouches for it. */
 	return back ? dropped == active : sw && active && dropped == active;
 }
@@ -265,6 +292,7 @@ static void remember(struct prog_cache *c, const struct subnet *old_sn,
 	free(e->seen);
 	e->seen = calloc((size_t)nd->nports + 1, sizeof(*e->seen));
 	e->seen_nports = nd->nports;
+	e->seen_lin_top = old_live->node[n].si.lin_top;
 	for (unsigned p = 0; e->seen && p <= nd->nports; p++)
 		e->seen[p] = seen_of(old_live, subnet_port_idx(old_sn, n, (uint8_t)p));
 }
@@ -278,7 +306,7 @@ static void judge_back(struct prog_cache *c, const struct subnet *sn,
 	if (!e)
 		return;
 	if (!e->seen || e->seen_nports != sn->node[n].nports ||
-	    looks_reset(sn, n, live, e->seen, true))
+	    looks_reset(sn, n, live, e->seen, e->seen_lin_top, true))
 		prog_cache_forget(c, e->guid);
 	else
 		e->unverified = true;
@@ -316,7 +344,7 @@ void prog_cache_forget_reset(struct prog_cache *c, const struct subnet *old_sn,
 		}
 		for (unsigned p = 0; p <= nd->nports; p++)
 			was[p] = seen_of(old_live, subnet_port_idx(old_sn, old, (uint8_t)p));
-		if (looks_reset(sn, n, live, was, false))
+		if (looks_reset(sn, n, live, was, old_live->node[old].si.lin_top, false))
 			prog_cache_forget(c, nd->guid);
 	}
 }

@@ -54,6 +54,7 @@ struct prog_lft {
 	 */
 	struct prog_seen *seen;
 	uint8_t seen_nports;
+	uint16_t seen_lin_top; /* a switch's SwitchInfo:LinearFDBTop as it left */
 	/* Back, and kept its tables on its ports' word: the next whole sweep reads them. */
 	bool unverified;
 };

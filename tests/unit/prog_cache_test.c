@@ -2,13 +2,16 @@
 /*
  * Unit tests for prog_cache_forget_reset() and prog_cache_recheck()
  * (fabric/prog_cache.c): which nodes' cached LFT and QoS tables are
- * forgotten between two models. A link down leaves a switch's; a CA whose
- * Active port went down, and a switch whose every external Active port
- * did, lose theirs, and so do nodes another SM set up (LID, MasterSMLID).
- * A leaf and its hosts cut off and back with their own
- * links still Active keep theirs until the next whole sweep; back reset
- * (ports Init), with another LID or another MasterSMLID, they lose them;
- * a takeover forgets everything, the nodes away too.
+ * forgotten between two models. A link down leaves a switch's, and so
+ * does every external port down while its port 0 keeps its LID,
+ * MasterSMLID and LinearFDBTop; a CA whose Active port went down, a switch
+ * reset (port 0 at LID 0, or another LinearFDBTop) lose theirs, and so do
+ * nodes another SM set up (LID, MasterSMLID). A leaf and its hosts cut off
+ * and back, with their own links still Active or the leaf's links all down
+ * too, keep theirs until the next whole sweep; back reset (a host's port
+ * Init, the leaf's port 0 at LID 0), with another LID or another
+ * MasterSMLID, they lose them; a takeover forgets everything, the nodes
+ * away too.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -178,7 +181,10 @@ static void test_link_down(void **state)
 	trip_end(&t);
 }
 
-/* Every external port of l1 down: a reset, though port 0 stays Active. */
+/*
+ * Every external port of l1 down, its port 0 as it was: kept. Then its port
+ * 0 at LID 0 (a reset), or another LinearFDBTop: forgotten.
+ */
 static void test_switch_reset_in_place(void **state)
 {
 	struct trip t;
@@ -187,6 +193,17 @@ static void test_switch_reset_in_place(void **state)
 	trip_start(&t);
 	for (unsigned p = 1; p <= 4; p++)
 		port(&t.b, "l1", p)->pi.state = SMP_PORT_INIT;
+	step(t.c, &t.a, &t.b);
+	assert_true(trip_kept(&t, "l1"));
+	port(&t.b, "l1", 0)->pi.lid = 0;
+	port(&t.b, "l1", 0)->pi.sm_lid = 0;
+	step(t.c, &t.a, &t.b);
+	assert_false(trip_kept(&t, "l1"));
+	assert_true(trip_kept(&t, "s1"));
+	trip_end(&t);
+
+	trip_start(&t);
+	t.b.live.node[tfx_node(t.b.sn, "l1")].si.lin_top = 0x20;
 	step(t.c, &t.a, &t.b);
 	assert_false(trip_kept(&t, "l1"));
 	assert_true(trip_kept(&t, "s1"));
@@ -253,21 +270,43 @@ static void test_back_host_reset(void **state)
 	trip_end(&t);
 }
 
-/* Back with every port Init (the leaf was reset meanwhile): all three read again. */
+/*
+ * Back with every port Init (the leaf unplugged whole): the leaf kept on
+ * its port 0's word, its hosts (a CA port down) read again. Again, the
+ * leaf reset meanwhile (port 0 at LID 0): read again too.
+ */
 static void test_back_switch_reset(void **state)
 {
 	struct trip t;
 
 	(void)state;
+	for (int reset = 0; reset < 2; reset++) {
+		trip_start(&t);
+		for (unsigned p = 1; p <= 4; p++)
+			port(&t.b, "l1", p)->pi.state = SMP_PORT_INIT;
+		port(&t.b, "h1", 1)->pi.state = port(&t.b, "h2", 1)->pi.state = SMP_PORT_INIT;
+		if (reset)
+			port(&t.b, "l1", 0)->pi.lid = port(&t.b, "l1", 0)->pi.sm_lid = 0;
+		trip_run(&t);
+		assert_int_equal(trip_kept(&t, "l1"), !reset);
+		assert_false(trip_kept(&t, "h1"));
+		assert_false(trip_kept(&t, "h2"));
+		assert_true(trip_kept(&t, "s1"));
+		trip_end(&t);
+	}
+}
+
+/* Back with port 0 as it was but another LinearFDBTop: read again. */
+static void test_back_lin_top(void **state)
+{
+	struct trip t;
+
+	(void)state;
 	trip_start(&t);
-	for (unsigned p = 1; p <= 4; p++)
-		port(&t.b, "l1", p)->pi.state = SMP_PORT_INIT;
-	port(&t.b, "h1", 1)->pi.state = port(&t.b, "h2", 1)->pi.state = SMP_PORT_INIT;
+	t.b.live.node[tfx_node(t.b.sn, "l1")].si.lin_top = 0x20;
 	trip_run(&t);
 	assert_false(trip_kept(&t, "l1"));
-	assert_false(trip_kept(&t, "h1"));
-	assert_false(trip_kept(&t, "h2"));
-	assert_true(trip_kept(&t, "s1"));
+	assert_true(trip_kept(&t, "h1"));
 	trip_end(&t);
 }
 
@@ -315,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_back_kept),
 		cmocka_unit_test(test_back_host_reset),
 		cmocka_unit_test(test_back_switch_reset),
+		cmocka_unit_test(test_back_lin_top),
 		cmocka_unit_test(test_back_other_sm),
 		cmocka_unit_test(test_takeover),
 	};
