@@ -76,10 +76,12 @@ void updn_free(struct ud *m)
 	void *p[] = { m->adj_off, m->adj_nbr, m->adj_port, m->load, m->stamp, m->traffic, m->ncas,
 		      m->comp, m->comp_off, m->comp_sw, m->is_root, m->sub, m->rank, m->ord,
 		      m->by_ord, m->dn, m->lg, m->len, m->dist, m->tmp, m->queue, m->pick,
-		      m->cnt, m->mode, m->forced, m->ncand, m->cand };
+		      m->cnt, m->mode, m->forced, m->ncand, m->cand, m->ahead_tick,
+		      m->ahead_val };
 
 	for (size_t i = 0; i < ARRAY_SIZE(p); i++)
 		free(p[i]);
+	updn_reuse_free(m);
 }
 
 /* Is port num of switch node linked to a host (a CA or router port)? */
@@ -119,10 +121,12 @@ static int alloc_all(struct ud *m, uint32_t e)
 	m->mode = malloc(n);
 	m->forced = malloc(n);
 	m->ncand = malloc(n * sizeof(uint16_t));
+	m->ahead_tick = calloc(n, sizeof(uint32_t));
+	m->ahead_val = malloc(n * sizeof(uint64_t));
 	if (!m->adj_nbr || !m->adj_port || !m->load || !m->traffic || !m->stamp || !m->cand || !m->comp ||
 	    !m->comp_off || !m->comp_sw || !m->is_root || !m->sub || !m->rank || !m->ord || !m->by_ord ||
 	    !m->dn || !m->lg || !m->len || !m->dist || !m->tmp || !m->queue || !m->pick ||
-	    !m->cnt || !m->mode || !m->forced || !m->ncand)
+	    !m->cnt || !m->mode || !m->forced || !m->ncand || !m->ahead_tick || !m->ahead_val)
 		return -ENOMEM;
 	memset(m->dist, 0xff, n * sizeof(uint32_t));
 	memset(m->tmp, 0xff, n * sizeof(uint32_t));
@@ -344,37 +348,65 @@ static uint64_t bottleneck(const struct ud *m, uint32_t e, unsigned depth)
 }
 
 /*
- * With look, what edge e leads into beyond its next hop y: look 1, the
+ * With look, what lies beyond switch y for a route into it: look 1, the
  * least load on y's own candidates for this destination; look 2, each of
  * those plus the least on its next hop's (0 where a switch has none yet,
- * or at the destination); look 3 and 4, bottleneck() one and two hops on.
- * An aggregation switch choosing among its cores then sees which core's
- * way down into the destination's pod is already crowded, which its own
- * uplinks' loads do not show.
+ * or at the destination); look 3 and 4, the least bottleneck() zero and
+ * one hop on. UINT64_MAX: nothing (ahead() then adds nothing).
  */
-static inline __attribute__((always_inline)) uint64_t ahead(const struct ud *m, uint32_t e)
+static uint64_t beyond(const struct ud *m, uint32_t y)
 {
-	uint32_t y = m->adj_nbr[e];
 	const uint32_t *c = m->cand + m->adj_off[y];
 	uint64_t least = UINT64_MAX;
 
-	if (m->look >= 3)
-		return bottleneck(m, e, m->look - 2u) - m->load[e];
-	if (!m->look || m->mode[y] == M_NONE)
-		return 0;
+	if (m->mode[y] == M_NONE || (m->look >= 3 && !m->ncand[y]))
+		return UINT64_MAX;
 	for (uint32_t i = 0; i < m->ncand[y]; i++) {
-		uint64_t l = m->load[c[i]];
+		uint64_t l = m->look >= 3 ? bottleneck(m, c[i], m->look - 3u) : m->load[c[i]];
 		uint32_t z = m->adj_nbr[c[i]];
 		const uint32_t *cz = m->cand + m->adj_off[z];
 		uint64_t lz = UINT64_MAX;
 
-		if (m->look > 1 && m->mode[z] != M_NONE)
+		if (m->look == 2 && m->mode[z] != M_NONE)
 			for (uint32_t j = 0; j < m->ncand[z]; j++)
 				lz = m->load[cz[j]] < lz ? m->load[cz[j]] : lz;
 		l += lz == UINT64_MAX ? 0 : lz;
 		least = l < least ? l : least;
 	}
-	return least == UINT64_MAX ? 0 : least;
+	return least;
+}
+
+/*
+ * With look, what edge e leads into beyond its next hop y (beyond()). An
+ * aggregation switch choosing among its cores then sees which core's way
+ * down into the destination's pod is already crowded, which its own
+ * uplinks' loads do not show. For a switch with a legal route (legal) the
+ * value is kept for the rest of the LID (tick): the links beyond y belong
+ * to switches closer to the destination, which pick after every switch
+ * that looks at them (by_distance()), and detours, which pick first, are
+ * never among them.
+ */
+static inline __attribute__((always_inline)) uint64_t ahead(struct ud *m, uint32_t e, bool legal)
+{
+	uint32_t y = m->adj_nbr[e];
+	uint64_t b;
+
+	if (!m->look)
+		return 0;
+	if (legal && m->ahead_tick[y] == m->tick) {
+		b = m->ahead_val[y];
+	} else {
+		b = beyond(m, y);
+		if (legal) {
+			m->ahead_tick[y] = m->tick;
+			m->ahead_val[y] = b;
+		}
+	}
+	if (b == UINT64_MAX)
+		return 0;
+	if (m->look < 3)
+		return b;
+	return b > m->load[e] ? b - m->load[e] : 0;
 }
 
 /*
@@ -391,11 +423,13 @@ static inline __attribute__((always_inline)) uint32_t pick(struct ud *m, uint32_
 {
 	const uint32_t *c = m->cand + m->adj_off[s];
 	uint32_t best = c[0];
-	uint64_t best_key = (uint64_t)(m->stamp[best] == tag) << 63 | (m->load[best] + ahead(m, best));
+	bool legal = m->flows && m->mode[s] != M_DETOUR; /* a LID at a time */
+	uint64_t best_key = (uint64_t)(m->stamp[best] == tag) << 63 |
+			    (m->load[best] + ahead(m, best, legal));
 
 	for (uint32_t i = 1; i < m->ncand[s]; i++) {
 		uint64_t key = (uint64_t)(m->stamp[c[i]] == tag) << 63 |
-			       (m->load[c[i]] + ahead(m, c[i]));
+			       (m->load[c[i]] + ahead(m, c[i], legal));
 
 		if (key < best_key) {
 			best = c[i];
@@ -476,6 +510,7 @@ static void lids_with_flows(struct ud *m, const struct route_dest *d, const uint
 		const struct route_dest *cur = &d[order[i]];
 
 		for (uint32_t l = cur->lid; l < (uint32_t)cur->lid + cur->nlids; l++) {
+			m->tick++; /* ahead()'s values are for this LID */
 			for (uint32_t j = 0; j < nr; j++)
 				m->cnt[m->queue[j]] = m->ncas[m->queue[j]];
 			for (uint32_t j = 0; j < nr; j++) {
@@ -497,10 +532,10 @@ static void lids_with_flows(struct ud *m, const struct route_dest *d, const uint
  * a column at a time costs twice the time on a k=36 fat tree.
  */
 static void route_group(struct ud *m, const struct route_dest *d, const uint32_t *order,
-			uint32_t from, uint32_t to, uint32_t dst)
+			uint32_t from, uint32_t to, uint32_t dst, uint32_t nr)
 {
 	struct route_stats *st = &m->out->stats;
-	uint32_t nr = by_distance(m, dst), reach = nr + 1, det = 0, hdet = 0;
+	uint32_t reach = nr + 1, det = 0, hdet = 0;
 	uint8_t *row = route_lft(m->out, dst);
 
 	for (uint32_t j = 0; j < nr; j++) {
@@ -545,8 +580,12 @@ int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct route_
 	cnt = route_group_by_switch(m->n_sw, d, n, order);
 	if (cnt < 0)
 		return cnt;
-	for (uint32_t i = 0, j; i < (uint32_t)cnt; i = j) {
-		uint32_t sw = d[order[i]].sw;
+	r = updn_reuse_init(m, d, order, (uint32_t)cnt);
+	if (r < 0)
+		return r;
+	for (uint32_t i = 0, j, g = 0; i < (uint32_t)cnt; i = j, g++) {
+		uint32_t sw = d[order[i]].sw, nr;
+		int64_t k;
 
 		for (j = i + 1; j < (uint32_t)cnt && d[order[j]].sw == sw; j++)
 			;
@@ -554,9 +593,20 @@ int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct route_
 		dest_down(m, sw);
 		dest_up(m, sw);
 		dest_detour(m, sw);
-		route_group(m, d, order, i, j, sw);
+		nr = by_distance(m, sw);
+		k = updn_reuse_group(m, g, nr, d, order);
+		if (k < 0) { /* differs from base's: back to the checkpoint before */
+			g = (uint32_t)(-1 - k) - 1;
+			j = m->grp_at[g + 1];
+			continue;
+		}
+		if (!k) {
+			updn_reuse_save(m, g);
+			route_group(m, d, order, i, j, sw, nr);
+		}
 		route_tick(m->o, "updn: destinations routed", j, (uint64_t)cnt);
 	}
+	updn_reuse_save(m, m->n_grp);
 	route_count_unattached(m->out, d, n);
 	return 0;
 }
