@@ -17,9 +17,8 @@
  *              updn_reorder.c: when bridges cannot, moves in the up order;
  *              updn_best.c: the entry, plain repair and its variants, the
  *              least loaded kept; updn_tune.c: moves in the up order at the
- *              busiest link, kept when it carries less; updn_reuse.c: a
- *              routing takes over its base's destinations up to the first
- *              whose tree differs; updn_priv.h what the seven share
+ *              busiest link, kept when it carries less; updn_priv.h what
+ *              the six share
  *   ftree.c    fat-tree (Clos) routing, D-mod-K balance, tolerant of missing
  *              links and switches; ftree_rank.c: levels from the CAs up, the
  *              switch graph; ftree_choose.c: one LID's choices; ftree_detour.c:

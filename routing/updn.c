@@ -81,7 +81,6 @@ void updn_free(struct ud *m)
 
 	for (size_t i = 0; i < ARRAY_SIZE(p); i++)
 		free(p[i]);
-	updn_reuse_free(m);
 }
 
 /* Is port num of switch node linked to a host (a CA or router port)? */
@@ -532,10 +531,10 @@ static void lids_with_flows(struct ud *m, const struct route_dest *d, const uint
  * a column at a time costs twice the time on a k=36 fat tree.
  */
 static void route_group(struct ud *m, const struct route_dest *d, const uint32_t *order,
-			uint32_t from, uint32_t to, uint32_t dst, uint32_t nr)
+			uint32_t from, uint32_t to, uint32_t dst)
 {
 	struct route_stats *st = &m->out->stats;
-	uint32_t reach = nr + 1, det = 0, hdet = 0;
+	uint32_t nr = by_distance(m, dst), reach = nr + 1, det = 0, hdet = 0;
 	uint8_t *row = route_lft(m->out, dst);
 
 	for (uint32_t j = 0; j < nr; j++) {
@@ -580,12 +579,8 @@ int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct route_
 	cnt = route_group_by_switch(m->n_sw, d, n, order);
 	if (cnt < 0)
 		return cnt;
-	r = updn_reuse_init(m, d, order, (uint32_t)cnt);
-	if (r < 0)
-		return r;
-	for (uint32_t i = 0, j, g = 0; i < (uint32_t)cnt; i = j, g++) {
-		uint32_t sw = d[order[i]].sw, nr;
-		int64_t k;
+	for (uint32_t i = 0, j; i < (uint32_t)cnt; i = j) {
+		uint32_t sw = d[order[i]].sw;
 
 		for (j = i + 1; j < (uint32_t)cnt && d[order[j]].sw == sw; j++)
 			;
@@ -593,20 +588,9 @@ int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct route_
 		dest_down(m, sw);
 		dest_up(m, sw);
 		dest_detour(m, sw);
-		nr = by_distance(m, sw);
-		k = updn_reuse_group(m, g, nr, d, order);
-		if (k < 0) { /* differs from base's: back to the checkpoint before */
-			g = (uint32_t)(-1 - k) - 1;
-			j = m->grp_at[g + 1];
-			continue;
-		}
-		if (!k) {
-			updn_reuse_save(m, g);
-			route_group(m, d, order, i, j, sw, nr);
-		}
+		route_group(m, d, order, i, j, sw);
 		route_tick(m->o, "updn: destinations routed", j, (uint64_t)cnt);
 	}
-	updn_reuse_save(m, m->n_grp);
 	route_count_unattached(m->out, d, n);
 	return 0;
 }

@@ -64,11 +64,6 @@ struct ud {
 	const uint32_t *given_ord;
 	uint64_t reorder_budget; /* updn_reorder()'s work, 0 its own */
 	uint64_t detours, host_detours;
-	/* updn_reuse.c: each destination group's tree, the loads before some */
-	uint32_t n_grp, grp_words, *grp_tree, *grp_at, *snap_stamp;
-	uint64_t *snap_load;
-	struct ud_tally *snap_tally;
-	bool reusing; /* the groups so far are base's: their columns copied */
 };
 
 
@@ -115,23 +110,6 @@ int updn_say_roots(const struct ud *m, char *buf, size_t len);
  */
 int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct route_why *why);
 void updn_free(struct ud *m);
-/*
- * updn_reuse.c: with flows counted, record each group of destinations'
- * tree (grouped as updn_run() routes them, cnt destinations in order[]);
- * with a base recorded the same way, take base's groups over while their
- * trees are the same. init: -ENOMEM. group: after group g's tree is made
- * (nr switches in queue[]), record it; 1 it is base's (its columns are
- * copied: do not route it), 0 route it, -1 - c go back to group c (whose
- * checkpoint the loads are now at) and route on from there. save: before
- * routing group g (n_grp: after the last), keep the loads if g is a
- * checkpoint.
- */
-int updn_reuse_init(struct ud *m, const struct route_dest *d, const uint32_t *order,
-		    uint32_t cnt);
-int64_t updn_reuse_group(struct ud *m, uint32_t g, uint32_t nr, const struct route_dest *d,
-			 const uint32_t *order);
-void updn_reuse_save(struct ud *m, uint32_t g);
-void updn_reuse_free(struct ud *m);
 /* updn_best.c: the ways a routing balances (by_flow, look), see there. */
 #define UPDN_MODES_PLAIN 6
 struct updn_mode {
