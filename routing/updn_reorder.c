@@ -46,7 +46,8 @@ struct ro {
 	uint32_t c, n, w;   /* piece, its switches, words per switch (for the work) */
 	uint32_t wt, *top;  /* words per switch used; [place in piece] top's rank, or INF */
 	uint32_t lo, hi;    /* places in by_ord that hold the piece's switches */
-	uint64_t *bits;     /* [place in piece * w] tops above the switch */
+	uint64_t *bits;     /* [place in piece * wt] tops above the switch */
+	uint64_t *hb;       /* [host switch * wt] the host switches' bits */
 	uint32_t *host;     /* [nh] host switches */
 	uint8_t *mark;      /* [place in piece] scratch, 0 between uses */
 	uint8_t *moved;     /* [place in piece] moved once: never again */
@@ -112,11 +113,19 @@ static uint64_t uncovered(struct ud *m, struct ro *ro)
 				bx[k] |= by[k];
 		}
 	}
+	for (uint32_t i = 0; i < ro->nh; i++) /* the host switches' bits side by side */
+		memcpy(ro->hb + (size_t)i * ro->wt, ro->bits + (size_t)m->tmp[ro->host[i]] * ro->wt,
+		       ro->wt * sizeof(*ro->hb));
 	for (uint32_t i = 0; i < ro->nh; i++) {
-		const uint64_t *a = ro->bits + (size_t)m->tmp[ro->host[i]] * ro->wt;
+		const uint64_t *a = ro->hb + (size_t)i * ro->wt;
 
+		if (ro->wt == 1) {
+			for (uint32_t j = i + 1; j < ro->nh; j++)
+				bad += !(a[0] & ro->hb[j]);
+			continue;
+		}
 		for (uint32_t j = i + 1; j < ro->nh; j++) {
-			const uint64_t *b = ro->bits + (size_t)m->tmp[ro->host[j]] * ro->wt;
+			const uint64_t *b = ro->hb + (size_t)j * ro->wt;
 			bool meet = false;
 
 			for (uint32_t k = 0; k < ro->wt && !meet; k++)
@@ -272,8 +281,9 @@ int updn_reorder(struct ud *m, uint32_t c)
 	tried = malloc((size_t)ro.n + 1);
 	ro.mark = calloc((size_t)ro.n + 1, 1);
 	ro.top = malloc(((size_t)ro.n + 1) * sizeof(*ro.top));
+	ro.hb = malloc(((size_t)ro.n * ro.w + 1) * sizeof(*ro.hb));
 	ro.moved = calloc((size_t)ro.n + 1, 1);
-	if (!ro.bits || !ro.host || !tried || !ro.mark || !ro.moved || !ro.top) {
+	if (!ro.bits || !ro.host || !tried || !ro.mark || !ro.moved || !ro.top || !ro.hb) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -301,5 +311,6 @@ out:
 	free(ro.mark);
 	free(ro.moved);
 	free(ro.top);
+	free(ro.hb);
 	return r;
 }
