@@ -303,15 +303,14 @@ static void dest_up(struct ud *m, uint32_t d)
 /* Switches of d's piece with no legal route: a shortest path, said in why. */
 static void dest_detour(struct ud *m, uint32_t d)
 {
-	const uint32_t *mem = m->comp_sw + m->comp_off[m->comp[d]];
+	const uint32_t *mem = m->comp_sw + m->comp_off[m->comp[d]], *dist;
 	uint32_t n = m->comp_off[m->comp[d] + 1] - m->comp_off[m->comp[d]], need = 0, reached;
 
 	for (uint32_t i = 0; i < n; i++)
 		need += mem[i] != d && !m->ncand[mem[i]];
 	if (!need)
 		return;
-	m->queue[0] = d;
-	reached = updn_bfs(m, 1, m->tmp);
+	dist = updn_hops_from(m, d, &reached);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t x = mem[i], *c = m->cand + m->adj_off[x];
 
@@ -319,7 +318,7 @@ static void dest_detour(struct ud *m, uint32_t d)
 			continue;
 		m->mode[x] = M_DETOUR;
 		for (uint32_t e = m->adj_off[x]; e < m->adj_off[x + 1]; e++)
-			if (m->tmp[m->adj_nbr[e]] + 1 == m->tmp[x])
+			if (dist[m->adj_nbr[e]] + 1 == dist[x])
 				c[m->ncand[x]++] = e;
 	}
 	updn_bfs_reset(m, reached, m->tmp);
@@ -379,11 +378,13 @@ static uint64_t beyond(const struct ud *m, uint32_t y)
  * With look, what edge e leads into beyond its next hop y (beyond()). An
  * aggregation switch choosing among its cores then sees which core's way
  * down into the destination's pod is already crowded, which its own
- * uplinks' loads do not show. For a switch with a legal route (legal) the
- * value is kept for the rest of the LID (tick): the links beyond y belong
- * to switches closer to the destination, which pick after every switch
- * that looks at them (by_distance()), and detours, which pick first, are
- * never among them.
+ * uplinks' loads do not show. The value is kept for the rest of the LID
+ * (tick), until y picks (pick() drops it): for a switch with a legal
+ * route (legal) the links beyond y belong to switches closer to the
+ * destination, which pick after every switch that looks at them
+ * (by_distance()), and detours, which pick first, are never among them.
+ * A detour may look at other detours, which pick in any order; so it keeps
+ * the value only where it is y's own links alone (look 1 and 3).
  */
 static inline __attribute__((always_inline)) uint64_t ahead(struct ud *m, uint32_t e, bool legal)
 {
@@ -422,7 +423,7 @@ static inline __attribute__((always_inline)) uint32_t pick(struct ud *m, uint32_
 {
 	const uint32_t *c = m->cand + m->adj_off[s];
 	uint32_t best = c[0];
-	bool legal = m->flows && m->mode[s] != M_DETOUR; /* a LID at a time */
+	bool legal = m->flows && (m->mode[s] != M_DETOUR || m->look == 1 || m->look == 3);
 	uint64_t best_key = (uint64_t)(m->stamp[best] == tag) << 63 |
 			    (m->load[best] + ahead(m, best, legal));
 
@@ -438,6 +439,7 @@ static inline __attribute__((always_inline)) uint32_t pick(struct ud *m, uint32_
 	/* Entries stay below 2^16 (one per LID), host routes below 2^32. */
 	m->load[best] += (m->by_flow ? (uint64_t)flow << 16 : 0) + 1;
 	m->stamp[best] = tag;
+	m->ahead_tick[s] = 0; /* what lies beyond s changed */
 	return best;
 }
 

@@ -122,13 +122,13 @@ enum { UPDN_PLAIN, UPDN_BRIDGED, UPDN_MOVED, UPDN_ONE };
 
 static int updn_try_t(const struct subnet *sn, const struct route_opts *o, uint32_t t,
 		      struct ud *m, struct route_out *res, struct route_why *why, uint64_t *worst,
-		      int *how, uint64_t *work)
+		      int *how, uint64_t *work, struct ud_hops *hops)
 {
 	uint32_t k = t < UPDN_MODES_PLAIN ? t : (t - UPDN_MODES_PLAIN) % UPDN_MODES;
 	int r;
 
 	*m = (struct ud){ .sn = sn, .o = o, .out = res, .by_flow = updn_modes[k].by_flow,
-			  .look = updn_modes[k].look,
+			  .look = updn_modes[k].look, .hops = hops,
 			  .variant = t < UPDN_MODES_PLAIN ? 0 :
 				     1 + (t - UPDN_MODES_PLAIN) / UPDN_MODES };
 	r = updn_try(m, why, worst);
@@ -196,14 +196,15 @@ static int updn_route(const struct subnet *sn, const struct route_opts *o, struc
 	struct route_out a = { 0 }, b = { 0 };
 	struct route_why wb = { { 0 } };
 	struct ud ma = { 0 }, mb = { 0 };
+	struct ud_hops hops = { 0 };
 	uint64_t wa = 0, wl = 0, work = 0;
 	uint32_t ok = 1;
 	int how = UPDN_PLAIN, hb, r;
 
-	r = updn_try_t(sn, o, 0, &ma, &a, why, &wa, &how, &work);
+	r = updn_try_t(sn, o, 0, &ma, &a, why, &wa, &how, &work, &hops);
 	for (uint32_t t = 1; r >= 0 && how != UPDN_PLAIN && ok < tries_for(work) &&
 				     t < UPDN_ATTEMPTS; t++) {
-		int rb = updn_try_t(sn, o, t, &mb, &b, &wb, &wl, &hb, &work);
+		int rb = updn_try_t(sn, o, t, &mb, &b, &wb, &wl, &hb, &work, &hops);
 
 		if (rb == -ENOMEM) {
 			r = rb;
@@ -229,6 +230,7 @@ static int updn_route(const struct subnet *sn, const struct route_opts *o, struc
 	if (r >= 0 && how != UPDN_PLAIN)
 		r = updn_tune(&ma, &a, why, &wa, tune_for(work, ok));
 	updn_free(&ma);
+	updn_hops_free(&hops);
 	return route_out_finish(&a, r, out, why);
 }
 
