@@ -172,11 +172,18 @@ static uint32_t tries_for(uint64_t work)
  * 496, min-hop 496) and 1530 on k=8 --degrade 0.4 seed 19 (800 -> 496,
  * min-hop 548); with 400 routings and at most 12e6 worth (before) those
  * stayed at 640 and 800. The slowest of ft3 k=8/12/16 --degrade 0.1-0.4
- * seeds 1-20 went from 0.4/0.9/2.4 s to 1.7/2.3/3.0 s of CPU.
+ * seeds 1-20 went from 0.4/0.9/2.4 s to 1.7/2.3/3.0 s of CPU. Routings
+ * then got 18-31% cheaper (ahead()'s values kept per LID, shared hop
+ * distances, shorter cover bits) and the budget grew by a quarter (from
+ * 1600 routings, 50e6 and 25e6 worth): on ft3 k=8/12/16 --degrade 0.1-0.3
+ * seeds 1-10 and six 0.4 trees the busiest link dropped on 10 (k=16
+ * --degrade 0.4 seed 17 9944 -> 8856, min-hop 6064; seed 19 9920 -> 8536,
+ * min-hop 8384) and grew on none; the slowest CPU per size 1.71/1.87/2.97
+ * s before both, 1.75/1.59/2.20 s after.
  */
-#define UPDN_TUNE      1600
-#define UPDN_TUNE_WORK 50000000ull
-#define UPDN_TUNE_MIN  25000000ull
+#define UPDN_TUNE      2000
+#define UPDN_TUNE_WORK 62500000ull
+#define UPDN_TUNE_MIN  31250000ull
 
 static uint32_t tune_for(uint64_t work, uint32_t routings)
 {
