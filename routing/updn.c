@@ -76,7 +76,8 @@ void updn_free(struct ud *m)
 	void *p[] = { m->adj_off, m->adj_nbr, m->adj_port, m->load, m->stamp, m->traffic, m->ncas,
 		      m->comp, m->comp_off, m->comp_sw, m->is_root, m->sub, m->rank, m->ord,
 		      m->by_ord, m->dn, m->lg, m->len, m->dist, m->tmp, m->queue, m->pick,
-		      m->cnt, m->mode, m->forced, m->ncand, m->cand };
+		      m->cnt, m->mode, m->forced, m->ncand, m->cand, m->ahead_tick,
+		      m->ahead_val };
 
 	for (size_t i = 0; i < ARRAY_SIZE(p); i++)
 		free(p[i]);
@@ -119,10 +120,12 @@ static int alloc_all(struct ud *m, uint32_t e)
 	m->mode = malloc(n);
 	m->forced = malloc(n);
 	m->ncand = malloc(n * sizeof(uint16_t));
+	m->ahead_tick = calloc(n, sizeof(uint32_t));
+	m->ahead_val = malloc(n * sizeof(uint64_t));
 	if (!m->adj_nbr || !m->adj_port || !m->load || !m->traffic || !m->stamp || !m->cand || !m->comp ||
 	    !m->comp_off || !m->comp_sw || !m->is_root || !m->sub || !m->rank || !m->ord || !m->by_ord ||
 	    !m->dn || !m->lg || !m->len || !m->dist || !m->tmp || !m->queue || !m->pick ||
-	    !m->cnt || !m->mode || !m->forced || !m->ncand)
+	    !m->cnt || !m->mode || !m->forced || !m->ncand || !m->ahead_tick || !m->ahead_val)
 		return -ENOMEM;
 	memset(m->dist, 0xff, n * sizeof(uint32_t));
 	memset(m->tmp, 0xff, n * sizeof(uint32_t));
@@ -300,15 +303,14 @@ static void dest_up(struct ud *m, uint32_t d)
 /* Switches of d's piece with no legal route: a shortest path, said in why. */
 static void dest_detour(struct ud *m, uint32_t d)
 {
-	const uint32_t *mem = m->comp_sw + m->comp_off[m->comp[d]];
+	const uint32_t *mem = m->comp_sw + m->comp_off[m->comp[d]], *dist;
 	uint32_t n = m->comp_off[m->comp[d] + 1] - m->comp_off[m->comp[d]], need = 0, reached;
 
 	for (uint32_t i = 0; i < n; i++)
 		need += mem[i] != d && !m->ncand[mem[i]];
 	if (!need)
 		return;
-	m->queue[0] = d;
-	reached = updn_bfs(m, 1, m->tmp);
+	dist = updn_hops_from(m, d, &reached);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t x = mem[i], *c = m->cand + m->adj_off[x];
 
@@ -316,7 +318,7 @@ static void dest_detour(struct ud *m, uint32_t d)
 			continue;
 		m->mode[x] = M_DETOUR;
 		for (uint32_t e = m->adj_off[x]; e < m->adj_off[x + 1]; e++)
-			if (m->tmp[m->adj_nbr[e]] + 1 == m->tmp[x])
+			if (dist[m->adj_nbr[e]] + 1 == dist[x])
 				c[m->ncand[x]++] = e;
 	}
 	updn_bfs_reset(m, reached, m->tmp);
@@ -344,37 +346,67 @@ static uint64_t bottleneck(const struct ud *m, uint32_t e, unsigned depth)
 }
 
 /*
- * With look, what edge e leads into beyond its next hop y: look 1, the
+ * With look, what lies beyond switch y for a route into it: look 1, the
  * least load on y's own candidates for this destination; look 2, each of
  * those plus the least on its next hop's (0 where a switch has none yet,
- * or at the destination); look 3 and 4, bottleneck() one and two hops on.
- * An aggregation switch choosing among its cores then sees which core's
- * way down into the destination's pod is already crowded, which its own
- * uplinks' loads do not show.
+ * or at the destination); look 3 and 4, the least bottleneck() zero and
+ * one hop on. UINT64_MAX: nothing (ahead() then adds nothing).
  */
-static inline __attribute__((always_inline)) uint64_t ahead(const struct ud *m, uint32_t e)
+static uint64_t beyond(const struct ud *m, uint32_t y)
 {
-	uint32_t y = m->adj_nbr[e];
 	const uint32_t *c = m->cand + m->adj_off[y];
 	uint64_t least = UINT64_MAX;
 
-	if (m->look >= 3)
-		return bottleneck(m, e, m->look - 2u) - m->load[e];
-	if (!m->look || m->mode[y] == M_NONE)
-		return 0;
+	if (m->mode[y] == M_NONE || (m->look >= 3 && !m->ncand[y]))
+		return UINT64_MAX;
 	for (uint32_t i = 0; i < m->ncand[y]; i++) {
-		uint64_t l = m->load[c[i]];
+		uint64_t l = m->look >= 3 ? bottleneck(m, c[i], m->look - 3u) : m->load[c[i]];
 		uint32_t z = m->adj_nbr[c[i]];
 		const uint32_t *cz = m->cand + m->adj_off[z];
 		uint64_t lz = UINT64_MAX;
 
-		if (m->look > 1 && m->mode[z] != M_NONE)
+		if (m->look == 2 && m->mode[z] != M_NONE)
 			for (uint32_t j = 0; j < m->ncand[z]; j++)
 				lz = m->load[cz[j]] < lz ? m->load[cz[j]] : lz;
 		l += lz == UINT64_MAX ? 0 : lz;
 		least = l < least ? l : least;
 	}
-	return least == UINT64_MAX ? 0 : least;
+	return least;
+}
+
+/*
+ * With look, what edge e leads into beyond its next hop y (beyond()). An
+ * aggregation switch choosing among its cores then sees which core's way
+ * down into the destination's pod is already crowded, which its own
+ * uplinks' loads do not show. The value is kept for the rest of the LID
+ * (tick), until y picks (pick() drops it): for a switch with a legal
+ * route (legal) the links beyond y belong to switches closer to the
+ * destination, which pick after every switch that looks at them
+ * (by_distance()), and detours, which pick first, are never among them.
+ * A detour may look at other detours, which pick in any order; so it keeps
+ * the value only where it is y's own links alone (look 1 and 3).
+ */
+static inline __attribute__((always_inline)) uint64_t ahead(struct ud *m, uint32_t e, bool legal)
+{
+	uint32_t y = m->adj_nbr[e];
+	uint64_t b;
+
+	if (!m->look)
+		return 0;
+	if (legal && m->ahead_tick[y] == m->tick) {
+		b = m->ahead_val[y];
+	} else {
+		b = beyond(m, y);
+		if (legal) {
+			m->ahead_tick[y] = m->tick;
+			m->ahead_val[y] = b;
+		}
+	}
+	if (b == UINT64_MAX)
+		return 0;
+	if (m->look < 3)
+		return b;
+	return b > m->load[e] ? b - m->load[e] : 0;
 }
 
 /*
@@ -391,11 +423,13 @@ static inline __attribute__((always_inline)) uint32_t pick(struct ud *m, uint32_
 {
 	const uint32_t *c = m->cand + m->adj_off[s];
 	uint32_t best = c[0];
-	uint64_t best_key = (uint64_t)(m->stamp[best] == tag) << 63 | (m->load[best] + ahead(m, best));
+	bool legal = m->flows && (m->mode[s] != M_DETOUR || m->look == 1 || m->look == 3);
+	uint64_t best_key = (uint64_t)(m->stamp[best] == tag) << 63 |
+			    (m->load[best] + ahead(m, best, legal));
 
 	for (uint32_t i = 1; i < m->ncand[s]; i++) {
 		uint64_t key = (uint64_t)(m->stamp[c[i]] == tag) << 63 |
-			       (m->load[c[i]] + ahead(m, c[i]));
+			       (m->load[c[i]] + ahead(m, c[i], legal));
 
 		if (key < best_key) {
 			best = c[i];
@@ -405,6 +439,7 @@ static inline __attribute__((always_inline)) uint32_t pick(struct ud *m, uint32_
 	/* Entries stay below 2^16 (one per LID), host routes below 2^32. */
 	m->load[best] += (m->by_flow ? (uint64_t)flow << 16 : 0) + 1;
 	m->stamp[best] = tag;
+	m->ahead_tick[s] = 0; /* what lies beyond s changed */
 	return best;
 }
 
@@ -476,6 +511,7 @@ static void lids_with_flows(struct ud *m, const struct route_dest *d, const uint
 		const struct route_dest *cur = &d[order[i]];
 
 		for (uint32_t l = cur->lid; l < (uint32_t)cur->lid + cur->nlids; l++) {
+			m->tick++; /* ahead()'s values are for this LID */
 			for (uint32_t j = 0; j < nr; j++)
 				m->cnt[m->queue[j]] = m->ncas[m->queue[j]];
 			for (uint32_t j = 0; j < nr; j++) {

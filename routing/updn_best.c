@@ -122,13 +122,13 @@ enum { UPDN_PLAIN, UPDN_BRIDGED, UPDN_MOVED, UPDN_ONE };
 
 static int updn_try_t(const struct subnet *sn, const struct route_opts *o, uint32_t t,
 		      struct ud *m, struct route_out *res, struct route_why *why, uint64_t *worst,
-		      int *how, uint64_t *work)
+		      int *how, uint64_t *work, struct ud_hops *hops)
 {
 	uint32_t k = t < UPDN_MODES_PLAIN ? t : (t - UPDN_MODES_PLAIN) % UPDN_MODES;
 	int r;
 
 	*m = (struct ud){ .sn = sn, .o = o, .out = res, .by_flow = updn_modes[k].by_flow,
-			  .look = updn_modes[k].look,
+			  .look = updn_modes[k].look, .hops = hops,
 			  .variant = t < UPDN_MODES_PLAIN ? 0 :
 				     1 + (t - UPDN_MODES_PLAIN) / UPDN_MODES };
 	r = updn_try(m, why, worst);
@@ -172,11 +172,18 @@ static uint32_t tries_for(uint64_t work)
  * 496, min-hop 496) and 1530 on k=8 --degrade 0.4 seed 19 (800 -> 496,
  * min-hop 548); with 400 routings and at most 12e6 worth (before) those
  * stayed at 640 and 800. The slowest of ft3 k=8/12/16 --degrade 0.1-0.4
- * seeds 1-20 went from 0.4/0.9/2.4 s to 1.7/2.3/3.0 s of CPU.
+ * seeds 1-20 went from 0.4/0.9/2.4 s to 1.7/2.3/3.0 s of CPU. Routings
+ * then got 18-31% cheaper (ahead()'s values kept per LID, shared hop
+ * distances, shorter cover bits) and the budget grew by a quarter (from
+ * 1600 routings, 50e6 and 25e6 worth): on ft3 k=8/12/16 --degrade 0.1-0.3
+ * seeds 1-10 and six 0.4 trees the busiest link dropped on 10 (k=16
+ * --degrade 0.4 seed 17 9944 -> 8856, min-hop 6064; seed 19 9920 -> 8536,
+ * min-hop 8384) and grew on none; the slowest CPU per size 1.71/1.87/2.97
+ * s before both, 1.75/1.59/2.20 s after.
  */
-#define UPDN_TUNE      1600
-#define UPDN_TUNE_WORK 50000000ull
-#define UPDN_TUNE_MIN  25000000ull
+#define UPDN_TUNE      2000
+#define UPDN_TUNE_WORK 62500000ull
+#define UPDN_TUNE_MIN  31250000ull
 
 static uint32_t tune_for(uint64_t work, uint32_t routings)
 {
@@ -196,14 +203,15 @@ static int updn_route(const struct subnet *sn, const struct route_opts *o, struc
 	struct route_out a = { 0 }, b = { 0 };
 	struct route_why wb = { { 0 } };
 	struct ud ma = { 0 }, mb = { 0 };
+	struct ud_hops hops = { 0 };
 	uint64_t wa = 0, wl = 0, work = 0;
 	uint32_t ok = 1;
 	int how = UPDN_PLAIN, hb, r;
 
-	r = updn_try_t(sn, o, 0, &ma, &a, why, &wa, &how, &work);
+	r = updn_try_t(sn, o, 0, &ma, &a, why, &wa, &how, &work, &hops);
 	for (uint32_t t = 1; r >= 0 && how != UPDN_PLAIN && ok < tries_for(work) &&
 				     t < UPDN_ATTEMPTS; t++) {
-		int rb = updn_try_t(sn, o, t, &mb, &b, &wb, &wl, &hb, &work);
+		int rb = updn_try_t(sn, o, t, &mb, &b, &wb, &wl, &hb, &work, &hops);
 
 		if (rb == -ENOMEM) {
 			r = rb;
@@ -229,6 +237,7 @@ static int updn_route(const struct subnet *sn, const struct route_opts *o, struc
 	if (r >= 0 && how != UPDN_PLAIN)
 		r = updn_tune(&ma, &a, why, &wa, tune_for(work, ok));
 	updn_free(&ma);
+	updn_hops_free(&hops);
 	return route_out_finish(&a, r, out, why);
 }
 

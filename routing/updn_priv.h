@@ -4,7 +4,7 @@
 
 /*
  * The up/down engine's state, shared by updn.c (routes), updn_roots.c
- * (roots, ranks and the up order), updn_cover.c (the roots' repair),
+ * (roots, ranks, the up order, hop distances), updn_cover.c (the roots' repair),
  * updn_reorder.c (the repair when bridges cannot) and updn_best.c (the
  * entry: plain repair and variants, the best kept).
  * Switches are numbered as in route_out.
@@ -23,6 +23,16 @@ enum { R_NONE, R_GIVEN, R_TOP, R_CENTRE, R_ONE, R_NOHOST }; /* how roots were ch
 /* A switch's place within its rank: a bridge goes just below the rank above
  * its own, a lowered switch just below the bridges of the rank below it. */
 enum { S_NORMAL, S_BRIDGE, S_LOWERED };
+
+/*
+ * Hop distances between switches, a row per destination switch filled as
+ * the detours need it (updn.c): the same for every routing of one fabric,
+ * so updn_best.c shares one among them. updn_hops_free() accepts a zeroed one.
+ */
+struct ud_hops {
+	uint8_t *have;  /* [sw] its row is filled */
+	uint32_t *dist; /* [sw * n_sw + sw] */
+};
 
 struct ud {
 	const struct subnet *sn;
@@ -51,6 +61,8 @@ struct ud {
 	uint8_t *mode, *forced;
 	uint16_t *ncand;
 	uint32_t *cand; /* [edge] candidates of s at cand[adj_off[s]..], port order */
+	uint32_t tick, *ahead_tick; /* the LID being routed; [sw] the one ahead_val is for */
+	uint64_t *ahead_val;        /* [sw] what ahead() saw beyond it */
 	/* what why says */
 	uint32_t missing, note_sw, note_comp, note_rule, note_h, note_node, note_moved;
 	uint32_t note_reordered; /* switches moved by updn_reorder() */
@@ -62,6 +74,7 @@ struct ud {
 	const uint32_t *given_ord;
 	uint64_t reorder_budget; /* updn_reorder()'s work, 0 its own */
 	uint64_t detours, host_detours;
+	struct ud_hops *hops; /* not owned; NULL: a BFS for each destination */
 };
 
 
@@ -77,6 +90,12 @@ static inline uint64_t ud_guid(const struct ud *m, uint32_t s)
  */
 uint32_t updn_bfs(struct ud *m, uint32_t n_src, uint32_t *dist);
 void updn_bfs_reset(struct ud *m, uint32_t reached, uint32_t *dist);
+/*
+ * Hop distances from switch d: m->hops's row for d (filled on first use;
+ * *reached 0), or where there is none a BFS into m->tmp (*reached for
+ * updn_bfs_reset()).
+ */
+const uint32_t *updn_hops_from(struct ud *m, uint32_t d, uint32_t *reached);
 
 /*
  * Roots for every connected piece (given, else found), ranks and the up
@@ -108,6 +127,7 @@ int updn_say_roots(const struct ud *m, char *buf, size_t len);
  */
 int updn_run(struct ud *m, const struct route_dest *d, uint32_t n, struct route_why *why);
 void updn_free(struct ud *m);
+void updn_hops_free(struct ud_hops *h);
 /* updn_best.c: the ways a routing balances (by_flow, look), see there. */
 #define UPDN_MODES_PLAIN 6
 struct updn_mode {

@@ -43,9 +43,11 @@
 #define UPDN_REORDER_WORK 200000000ull
 
 struct ro {
-	uint32_t c, n, w;   /* piece, its switches, words per switch */
+	uint32_t c, n, w;   /* piece, its switches, words per switch (for the work) */
+	uint32_t wt, *top;  /* words per switch used; [place in piece] top's rank, or INF */
 	uint32_t lo, hi;    /* places in by_ord that hold the piece's switches */
-	uint64_t *bits;     /* [place in piece * w] tops above the switch */
+	uint64_t *bits;     /* [place in piece * wt] tops above the switch */
+	uint64_t *hb;       /* [host switch * wt] the host switches' bits */
 	uint32_t *host;     /* [nh] host switches */
 	uint8_t *mark;      /* [place in piece] scratch, 0 between uses */
 	uint8_t *moved;     /* [place in piece] moved once: never again */
@@ -69,41 +71,64 @@ static void shift(struct ud *m, uint32_t p, uint32_t q)
 
 /*
  * For every switch of the piece, the switches without an upper neighbour
- * (tops) that it reaches going up, as bits by the tops' place in the piece
- * (m->tmp); then the host-switch pairs that share none.
+ * (tops) that it reaches going up, as bits by the tops' rank in up order
+ * (ro->wt words a switch, at m->tmp[x] * ro->wt); then the host-switch
+ * pairs that share none. Numbering only the tops keeps the bits short
+ * (the cores of a fat tree: one word for k=16, not five), but the work is
+ * counted as for bits by place in the piece, so that the budget, and the
+ * order the repair finds, stay what they were.
  */
 static uint64_t uncovered(struct ud *m, struct ro *ro)
 {
 	uint64_t bad = 0;
+	uint32_t tops = 0;
 
 	for (uint32_t p = ro->lo; p < ro->hi; p++) {
-		uint32_t x = m->by_ord[p];
-		uint64_t *bx = ro->bits + (size_t)m->tmp[x] * ro->w;
-		bool top = true;
+		uint32_t x = m->by_ord[p], e;
 
 		if (m->comp[x] != ro->c)
 			continue;
-		memset(bx, 0, ro->w * sizeof(*bx));
+		for (e = m->adj_off[x]; e < m->adj_off[x + 1] && m->ord[m->adj_nbr[e]] > p; e++)
+			;
+		ro->top[m->tmp[x]] = e == m->adj_off[x + 1] ? tops++ : INF;
+	}
+	ro->wt = (tops + 63) / 64;
+	for (uint32_t p = ro->lo; p < ro->hi; p++) {
+		uint32_t x = m->by_ord[p], t = m->tmp[x];
+		uint64_t *bx = ro->bits + (size_t)t * ro->wt;
+
+		if (m->comp[x] != ro->c)
+			continue;
+		memset(bx, 0, ro->wt * sizeof(*bx));
+		if (ro->top[t] != INF) {
+			bx[ro->top[t] / 64] |= 1ull << (ro->top[t] % 64);
+			continue;
+		}
 		for (uint32_t e = m->adj_off[x]; e < m->adj_off[x + 1]; e++) {
-			const uint64_t *by = ro->bits + (size_t)m->tmp[m->adj_nbr[e]] * ro->w;
+			const uint64_t *by = ro->bits + (size_t)m->tmp[m->adj_nbr[e]] * ro->wt;
 
 			if (m->ord[m->adj_nbr[e]] > p)
 				continue;
-			top = false;
-			for (uint32_t k = 0; k < ro->w; k++)
+			for (uint32_t k = 0; k < ro->wt; k++)
 				bx[k] |= by[k];
 		}
-		if (top)
-			bx[m->tmp[x] / 64] |= 1ull << (m->tmp[x] % 64);
 	}
+	for (uint32_t i = 0; i < ro->nh; i++) /* the host switches' bits side by side */
+		memcpy(ro->hb + (size_t)i * ro->wt, ro->bits + (size_t)m->tmp[ro->host[i]] * ro->wt,
+		       ro->wt * sizeof(*ro->hb));
 	for (uint32_t i = 0; i < ro->nh; i++) {
-		const uint64_t *a = ro->bits + (size_t)m->tmp[ro->host[i]] * ro->w;
+		const uint64_t *a = ro->hb + (size_t)i * ro->wt;
 
+		if (ro->wt == 1) {
+			for (uint32_t j = i + 1; j < ro->nh; j++)
+				bad += !(a[0] & ro->hb[j]);
+			continue;
+		}
 		for (uint32_t j = i + 1; j < ro->nh; j++) {
-			const uint64_t *b = ro->bits + (size_t)m->tmp[ro->host[j]] * ro->w;
+			const uint64_t *b = ro->hb + (size_t)j * ro->wt;
 			bool meet = false;
 
-			for (uint32_t k = 0; k < ro->w && !meet; k++)
+			for (uint32_t k = 0; k < ro->wt && !meet; k++)
 				meet = a[k] & b[k];
 			bad += !meet;
 		}
@@ -115,14 +140,14 @@ static uint64_t uncovered(struct ud *m, struct ro *ro)
 /* Partners of host switch i without a common top (bits as uncovered() left them). */
 static uint32_t partners_short(struct ud *m, const struct ro *ro, uint32_t i)
 {
-	const uint64_t *a = ro->bits + (size_t)m->tmp[ro->host[i]] * ro->w;
+	const uint64_t *a = ro->bits + (size_t)m->tmp[ro->host[i]] * ro->wt;
 	uint32_t n = 0;
 
 	for (uint32_t j = 0; j < ro->nh; j++) {
-		const uint64_t *b = ro->bits + (size_t)m->tmp[ro->host[j]] * ro->w;
+		const uint64_t *b = ro->bits + (size_t)m->tmp[ro->host[j]] * ro->wt;
 		bool meet = false;
 
-		for (uint32_t k = 0; k < ro->w && !meet; k++)
+		for (uint32_t k = 0; k < ro->wt && !meet; k++)
 			meet = a[k] & b[k];
 		n += !meet;
 	}
@@ -255,8 +280,10 @@ int updn_reorder(struct ud *m, uint32_t c)
 	ro.host = malloc(((size_t)ro.n + 1) * sizeof(*ro.host));
 	tried = malloc((size_t)ro.n + 1);
 	ro.mark = calloc((size_t)ro.n + 1, 1);
+	ro.top = malloc(((size_t)ro.n + 1) * sizeof(*ro.top));
+	ro.hb = malloc(((size_t)ro.n * ro.w + 1) * sizeof(*ro.hb));
 	ro.moved = calloc((size_t)ro.n + 1, 1);
-	if (!ro.bits || !ro.host || !tried || !ro.mark || !ro.moved) {
+	if (!ro.bits || !ro.host || !tried || !ro.mark || !ro.moved || !ro.top || !ro.hb) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -283,5 +310,7 @@ out:
 	free(ro.host);
 	free(ro.mark);
 	free(ro.moved);
+	free(ro.top);
+	free(ro.hb);
 	return r;
 }

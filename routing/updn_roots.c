@@ -40,6 +40,53 @@ void updn_bfs_reset(struct ud *m, uint32_t reached, uint32_t *dist)
 		dist[m->queue[i]] = INF;
 }
 
+/*
+ * Hop distances from switch d to every switch, for the detours: a row of
+ * m->hops (filled by the first routing of the fabric that needs it; they
+ * do not depend on the up order), else a BFS into m->tmp, which
+ * updn_bfs_reset() sets back to INF (*reached of them).
+ */
+#define UPDN_HOPS_BYTES (64ull << 20)
+
+const uint32_t *updn_hops_from(struct ud *m, uint32_t d, uint32_t *reached)
+{
+	struct ud_hops *h = m->hops;
+	uint32_t *row;
+
+	*reached = 0;
+	if (h && !h->dist && (uint64_t)m->n_sw * m->n_sw * 4 <= UPDN_HOPS_BYTES) {
+		h->have = calloc((size_t)m->n_sw + 1, 1);
+		h->dist = malloc((size_t)m->n_sw * m->n_sw * sizeof(*h->dist) + 1);
+		if (!h->have || !h->dist) {
+			free(h->have);
+			free(h->dist);
+			h->have = NULL;
+			h->dist = NULL;
+		}
+	}
+	m->queue[0] = d;
+	if (!h || !h->dist) {
+		*reached = updn_bfs(m, 1, m->tmp);
+		return m->tmp;
+	}
+	row = h->dist + (size_t)d * m->n_sw;
+	if (!h->have[d]) {
+		uint32_t n = updn_bfs(m, 1, m->tmp);
+
+		memcpy(row, m->tmp, m->n_sw * sizeof(*row));
+		updn_bfs_reset(m, n, m->tmp);
+		h->have[d] = 1;
+	}
+	return row;
+}
+
+void updn_hops_free(struct ud_hops *h)
+{
+	free(h->have);
+	free(h->dist);
+	memset(h, 0, sizeof(*h));
+}
+
 /* Connected pieces; comp_sw lists each piece's switches, comp_off[c] where. */
 static void components(struct ud *m)
 {

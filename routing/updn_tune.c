@@ -205,6 +205,7 @@ static int try_move(const struct ud *best, uint32_t *cand, uint32_t p, uint32_t 
 	t->m = (struct ud){ .sn = best->sn, .o = best->o, .out = &t->out,
 			    .by_flow = how ? how->by_flow : best->by_flow,
 			    .look = how ? how->look : best->look, .base = best, .given_ord = cand,
+			    .hops = best->hops,
 			    .reorder_budget = UPDN_TUNE_REORDER * best->n_sw *
 					      best->adj_off[best->n_sw] };
 	r = updn_try(&t->m, &t->why, &t->worst);
