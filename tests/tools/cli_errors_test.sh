@@ -1,7 +1,9 @@
 #!/bin/bash
 # A command line that is wrong says what is wrong before the usage, and the
-# exit status is the documented one: loom route, loom topo, loom verify
-# (misuse; loom route's --guid2lid naming a missing file), and loomd
+# exit status is the documented one: loom route, loom topo, loom verify,
+# loom health, loom discover (misuse: the usage lines and "Try 'loom X
+# --help'", not the whole help; loom route's --guid2lid naming a missing
+# file), and loomd
 # (misuse: that one line and "Try 'loomd --help'", not the usage; --version;
 # a configuration file that is missing says what to do, not to run
 # --check-config on it). No fabric: loomd stops at its configuration,
@@ -24,6 +26,8 @@ misuse() { # NAME EXPECTED-STATUS FIRST-LINE-PATTERN USAGE-PATTERN CMD...
 	head -n 1 "$tmp/err" >"$tmp/first"
 	tap_check "$name: says what is wrong first" grep -qE -- "$first" "$tmp/first"
 	tap_check "$name: then the usage" grep -q "^usage: $use" "$tmp/err"
+	tap_is "$name: then where the rest is, not the whole help" "$(tail -n 1 "$tmp/err")" \
+		"Try '$use --help' for more information."
 	tap_check "$name: nothing on stdout" test ! -s "$tmp/out"
 }
 
@@ -41,6 +45,11 @@ misuse "loom verify, one file" 2 '^loom verify: two files, TOPOFILE and LFTFILE,
 	"$LOOM" verify "$topo"
 misuse "loom verify --from without --reprint" 2 '^loom verify: --from goes only with --reprint$' \
 	'loom verify' "$LOOM" verify --from 0x1 "$topo" x
+misuse "loom route --bogus" 1 "unrecognized option '--bogus'" 'loom route' "$LOOM" route --bogus "$topo"
+misuse "loom verify --bogus" 2 "unrecognized option '--bogus'" 'loom verify' "$LOOM" verify --bogus "$topo" x
+# Both stop at the command line, before they open a port.
+misuse "loom health --bogus" 2 "unrecognized option '--bogus'" 'loom health' "$LOOM" health --bogus
+misuse "loom discover --bogus" 1 "unrecognized option '--bogus'" 'loom discover' "$LOOM" discover --bogus
 
 # A --guid2lid that is not there is not an empty map: loom route stops.
 "$LOOM" route --guid2lid "$tmp/none" "$topo" >"$tmp/out" 2>"$tmp/err"
