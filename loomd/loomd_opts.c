@@ -103,7 +103,8 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
 	unsigned secs = 10;
 	int c, r = 0;
 
-	while ((c = getopt_long(argc, argv, "c:vh", longopts, NULL)) != -1 && r == 0) {
+	/* r first: after a bad option, getopt is not asked (and does not complain) again. */
+	while (r == 0 && (c = getopt_long(argc, argv, "c:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->config = optarg; break;
 		case O_CHECK: o->check_config = true; break;
@@ -178,13 +179,16 @@ int loomd_parse_args(int argc, char **argv, struct loomd_opts *o, enum log_level
 		case 'v': *lvl = LOG_LVL_DEBUG; break;
 		case 'h': usage(stdout); exit(0);
 		case O_VERSION: printf("loomd %s\n", PACKAGE_VERSION); exit(0);
-		default: usage(stderr); return -EINVAL;
+		default: r = -EINVAL; break; /* getopt said which option, and why */
 		}
 	}
 	if (r == 0 && optind < argc) {
 		fprintf(stderr, "loomd: unexpected argument '%s'\n", argv[optind]);
 		r = -EINVAL;
 	}
+	/* The one line that says what is wrong stays visible: no 40-line usage under it. */
+	if (r < 0)
+		fprintf(stderr, "Try 'loomd --help' for more information.\n");
 	o->sweep_ms = secs * 1000;
 	return r;
 }

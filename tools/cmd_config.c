@@ -44,14 +44,14 @@ int cmd_config(int argc, char **argv)
 			config_usage(stdout);
 			return 0;
 		default:
-			config_usage(stderr);
+			loom_misuse(config_usage, "config");
 			return 1;
 		}
 	}
 	if (optind < argc && !path)
 		path = argv[optind++];
 	if (optind != argc) {
-		config_usage(stderr);
+		loom_misuse(config_usage, "config");
 		return 1;
 	}
 	return config_check_run("loom config", path, !check);

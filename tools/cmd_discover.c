@@ -182,7 +182,7 @@ int cmd_discover(int argc, char **argv)
 	r = parse_args(argc, argv, &a);
 	if (r <= 0) {
 		if (r < 0)
-			discover_usage(stderr);
+			loom_misuse(discover_usage, "discover");
 		return r < 0 ? 1 : 0;
 	}
 	r = mad_umad_open(a.ca, a.port, 0, &u);

@@ -179,7 +179,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 			a->set |= ARG_VLS;
 			break;
 		case 'h': route_usage(stdout); return 0;
-		default: route_usage(stderr); return 1;
+		default: loom_misuse(route_usage, "route"); return 1;
 		}
 	}
 	if (optind != argc - 1 || (a->json && a->canon) || (a->pkeys && !a->config)) {
@@ -193,7 +193,7 @@ static int parse_args(int argc, char **argv, struct route_args *a)
 			fprintf(stderr, "loom route: --json and --canon: one at most\n");
 		else
 			fprintf(stderr, "loom route: --pkeys needs the partitions of --config FILE\n");
-		route_usage(stderr);
+		loom_misuse(route_usage, "route");
 		return 1;
 	}
 	a->topo = argv[optind];

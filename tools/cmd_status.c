@@ -205,12 +205,12 @@ static int parse(int argc, char **argv, void (*usage)(FILE *), struct ctl_args *
 			a->ms = (int)v * 1000;
 			break;
 		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return -1;
+		default: loom_misuse(usage, argv[0]); return -1;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "loom %s: unexpected argument '%s'\n", argv[0], argv[optind]);
-		usage(stderr);
+		loom_misuse(usage, argv[0]);
 		return -1;
 	}
 	return 0;
@@ -237,7 +237,7 @@ int cmd_status(int argc, char **argv)
 
 	if (r || a.heavy || a.pause || a.resume) {
 		if (r == 0)
-			status_usage(stderr);
+			loom_misuse(status_usage, "status");
 		return r > 0 ? 0 : 1;
 	}
 	return ask("loom status", a.path, a.json ? CTL_STATUS_JSON : CTL_STATUS, a.ms);
@@ -272,7 +272,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (r || a.json) {
 		if (r == 0)
-			sweep_usage(stderr);
+			loom_misuse(sweep_usage, "sweep");
 		return r > 0 ? 0 : 1;
 	}
 	req = a.pause ? CTL_SWEEP_PAUSE : a.resume ? CTL_SWEEP_RESUME :
@@ -302,7 +302,7 @@ static int ask_plain(int argc, char **argv, void (*usage)(FILE *), const char *p
 
 	if (r || a.json || a.heavy || a.pause || a.resume) {
 		if (r == 0)
-			usage(stderr);
+			loom_misuse(usage, argv[0]);
 		return r > 0 ? 0 : 1;
 	}
 	return ask(prog, a.path, req, a.ms);

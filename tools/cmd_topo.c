@@ -56,7 +56,7 @@ int cmd_topo(int argc, char **argv)
 			topo_usage(stdout);
 			return 0;
 		default:
-			topo_usage(stderr);
+			loom_misuse(topo_usage, "topo");
 			return 1;
 		}
 	}
@@ -66,7 +66,7 @@ int cmd_topo(int argc, char **argv)
 		else
 			fprintf(stderr, "loom topo: %s\n", optind >= argc ? "no TOPOFILE given" :
 				"one TOPOFILE only");
-		topo_usage(stderr);
+		loom_misuse(topo_usage, "topo");
 		return 1;
 	}
 

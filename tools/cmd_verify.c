@@ -105,7 +105,7 @@ static int parse_args(int argc, char **argv, struct verify_args *a)
 			verify_usage(stdout);
 			return 0;
 		default:
-			verify_usage(stderr);
+			loom_misuse(verify_usage, "verify");
 			return 2;
 		}
 	}
@@ -118,7 +118,7 @@ static int parse_args(int argc, char **argv, struct verify_args *a)
 			fprintf(stderr, "loom verify: %s\n", a->from ?
 				"--from goes only with --reprint" :
 				"--json goes only with the check (not --normalize or --reprint)");
-		verify_usage(stderr);
+		loom_misuse(verify_usage, "verify");
 		return 2;
 	}
 	a->topo = argv[optind];

@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "lib/cleanup.h"
 #include "tools/health_opts.h"
+#include "tools/loom.h"
 
 #define MAX_THRESHOLD_ARGS 64
 
@@ -243,7 +244,7 @@ int health_opts_parse(int argc, char **argv, struct health_args *a)
 	r = parse_args(argc, argv, &ra);
 	if (r <= 0) {
 		if (r == -EINVAL)
-			health_usage(stderr);
+			loom_misuse(health_usage, "health");
 		return r;
 	}
 	if (load_config(ra.h.config, &cfg) < 0)

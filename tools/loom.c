@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/cleanup.h"
@@ -28,6 +29,30 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
 	fprintf(f, "\n'loom COMMAND --help' describes one command.\n");
+}
+
+/* Under the line that says what is wrong: only HELP's usage lines (up to its
+ * first empty line), so that line stays in sight, then where the rest is.
+ * The whole help if it cannot be held in memory. */
+void loom_misuse(void (*help)(FILE *f), const char *cmd)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	const char *end;
+
+	if (!m) {
+		help(stderr);
+		return;
+	}
+	help(m);
+	if (fclose(m) != 0 || !text) {
+		help(stderr);
+		return;
+	}
+	end = strstr(text, "\n\n");
+	fprintf(stderr, "%.*s\nTry 'loom %s --help' for more information.\n",
+		(int)(end ? (size_t)(end - text) : len), text, cmd);
 }
 
 int main(int argc, char **argv)

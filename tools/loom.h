@@ -5,7 +5,7 @@
 /*
  * DOC: tools/ — the `loom` command: one file per subcommand.
  *   loom.h      this header: the subcommands, the exit codes they share
- *   loom.c      subcommand table, --help, --version
+ *   loom.c      subcommand table, --help, --version, the misuse message
  *   cmd_topo.c  loom topo: read, validate and summarise a topology file
  *   cmd_discover.c  loom discover: sweep the live fabric, print it as topo does
  *   cmd_config.c    loom config: check loom.yaml, print it normalised
@@ -23,6 +23,12 @@
  * Exit codes, shared by every subcommand: 0 ok, 1 problems found or misuse,
  * 2 the input could not be read or checked.
  */
+
+#include <stdio.h>
+
+/* A command line that is wrong, after the line saying what: the usage lines of
+ * HELP's text and "Try 'loom CMD --help'" on stderr (loom.c). */
+void loom_misuse(void (*help)(FILE *f), const char *cmd);
 
 int cmd_topo(int argc, char **argv);
 int cmd_discover(int argc, char **argv);

@@ -1,9 +1,10 @@
 #!/bin/bash
 # make install DESTDIR=...: the programs, every man page, the example and the
 # default loom.yaml, and loomd.service in systemd's unit directory with the
-# paths make install used. systemd-analyze verify passes on the unit (its
-# programs and man pages found in the DESTDIR tree) and systemd-analyze
-# security rates it OK or better; the exposure is printed.
+# paths make install used (loom-health.service too, in the examples).
+# systemd-analyze verify passes on both units (their programs and man pages
+# found in the DESTDIR tree) and systemd-analyze security rates loomd.service
+# OK or better; the exposure is printed.
 set -uo pipefail
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${builddir:-$PWD}
@@ -40,6 +41,17 @@ done <<<"$exec_lines"
 tap_is "ExecStart runs the installed loomd" "$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$unit")" \
 	"$(cd "$d" && find . -path '*/sbin/loomd' | sed 's/^\.//')"
 
+# loom-health.service goes with the examples, made like loomd.service: its
+# ExecStart is the loom make install put there, not a fixed /usr/bin/loom.
+health=$(find "$d" -path '*/examples/loom-health.service' -type f | head -n 1)
+tap_check "installed: examples/loom-health.service" test -n "$health"
+tap_check "installed: examples/loom-health.timer" \
+	test -n "$(find "$d" -path '*/examples/loom-health.timer' -type f)"
+hprog=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "${health:-/dev/null}")
+tap_is "loom-health.service: ExecStart runs the installed loom" "$hprog" \
+	"$(cd "$d" && find . -path '*/bin/loom' -type f | sed 's/^\.//')"
+tap_check "loom-health.service: no @...@ left" bash -c "! grep -q '@[a-z]*@' '${health:-/dev/null}'"
+
 # What the unit must say (issue 20): notify with a watchdog, reload, the three
 # directories, restart, and the sandbox an SM on /dev/infiniband allows.
 for want in Type=notify WatchdogSec= ExecReload= Restart=on-failure StateDirectory=loom \
@@ -60,6 +72,10 @@ man=$(dirname "$(dirname "$(find "$d" -name loomd.8 | head -n 1)")")
 MANPATH=$man systemd-analyze verify "$tmp/loomd.service" >"$tmp/verify.out" 2>&1
 tap_is "systemd-analyze verify: exit 0" "$?" 0 || tap_diag "$(cat "$tmp/verify.out")"
 tap_is "systemd-analyze verify: says nothing" "$(cat "$tmp/verify.out")" ""
+
+sed -e "s|^\(Exec[A-Za-z]*=\)/|\1$d/|" "$health" >"$tmp/loom-health.service"
+MANPATH=$man systemd-analyze verify "$tmp/loom-health.service" >"$tmp/verify.out" 2>&1
+tap_is "loom-health.service: systemd-analyze verify exit 0" "$?" 0 || tap_diag "$(cat "$tmp/verify.out")"
 
 systemd-analyze security --offline=yes "$tmp/loomd.service" >"$tmp/sec.out" 2>&1
 score=$(sed -n 's/.*Overall exposure level for loomd.service: \([0-9.]*\) \([A-Z]*\).*/\1 \2/p' "$tmp/sec.out")
