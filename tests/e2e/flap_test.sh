@@ -1,6 +1,6 @@
 #!/bin/bash
 # Flap damping on a fat tree, loomd as a daemon (sm.flap-damping: 1 change
-# allowed in 60s, held 5s; --sweep-interval 1). One spine-to-leaf link is
+# allowed in 60s, held 20s; --sweep-interval 1). One spine-to-leaf link is
 # flipped 10 times with ibsim's Unlink/ReLink: the first down and up each
 # wait for loomd's heavy sweep, so that loomd sees two changes and damps the
 # link as it comes up; the other 9 follow quickly. Then, from loomd's log
@@ -21,7 +21,10 @@ LOOM=${LOOM:-loom}
 tmp=$(mktemp -d)
 sim_trap_exit 'rm -rf "$tmp"'
 topo=$srcdir/tests/topologies/ft2-k8.topo
-HOLD=5
+# The hold is long so that the checks of the damped state (the flips, then
+# lfts_check and iblinkinfo) fall inside it with ample margin on a loaded
+# machine; the release is waited for, so a longer hold costs only its time.
+HOLD=20
 
 cat >"$tmp/loom.yaml" <<YAML
 sm:
@@ -65,29 +68,33 @@ tap_check "ReLink \"$sw\"[$port]" sim_console d "ReLink \"$sw\"[$port]"
 tap_check "loomd damps the link as it comes back" \
 	log_wait -E "$log" "event: link damped: switch 0x[0-9a-f]{16} ($ends): 2 changes in 60s; kept out of the routes until it has been up for ${HOLD}s\$" 20 ||
 	tap_diag "$(grep 'event' "$log")"
-t0=$SECONDS
 for i in $(seq 9); do
 	sim_console d "Unlink \"$sw\"[$port]" && sleep 0.1 &&
 		sim_console d "ReLink \"$sw\"[$port]" && sleep 0.1 || break
 done
 tap_is "9 more flips, quickly" "$i" 9
-flipped=$((SECONDS - t0))
+flips_end=$(wc -l <"$log")
 # Still inside the hold: a heavy sweep during the flips sees a stable link only by chance.
 lfts_check "damped" d
 tap_is "damped: \"$sw\" port $port is left Init, carrying nothing" "$(state_of "$sw" "$port")" Initialize
+# The damped state was read before the release: no released line yet (by log order, not the clock).
+tap_is "damped: read inside the hold (released lines since the flips)" \
+	"$(sed -n "$((flips_end + 1)),\$p" "$log" | grep -c 'event: link released')" 0
 tap_check "the link is released after the hold, with nothing else happening" \
 	log_wait -E "$log" "event: link released: switch 0x[0-9a-f]{16} ($ends): up for ${HOLD}s; routed again\$" $((HOLD + 30)) ||
 	tap_diag "$(grep 'event' "$log")"
 released=$(grep -nE 'event: link released' "$log" | head -n 1 | cut -d: -f1)
 flapping=$(reroutes "$start" "${released:-$(wc -l <"$log")}")
-if [ "$flipped" -lt "$HOLD" ]; then
+# A released line logged before the flips ended: they outlasted the hold (log order, not the clock).
+released_early=$(sed -n "1,${flips_end}p" "$log" | grep -c 'event: link released')
+if [ "$released_early" -eq 0 ]; then
 	tap_check "at most 2 reroutes while the cable flapped (heavy sweeps with LFT blocks: $flapping)" \
 		test "$flapping" -le 2
 	tap_is "one damped line" "$(count 'event: link damped')" 1
 else
 	# The flips took longer than the hold: a release between them is right, not a failure.
-	tap_check "at most 2 reroutes # SKIP the flips took ${flipped}s, more than the hold" true
-	tap_check "one damped line # SKIP the flips took ${flipped}s, more than the hold" true
+	tap_check "at most 2 reroutes # SKIP the flips outlasted the ${HOLD}s hold" true
+	tap_check "one damped line # SKIP the flips outlasted the ${HOLD}s hold" true
 fi
 tap_is "one released line" "$(count 'event: link released')" 1
 # The released line is logged after its sweep programmed ports and tables: no wait needed.

@@ -87,8 +87,25 @@ sim_run F --host "$HC" --timeout 150 "$rig/sasub" --issm --timeout 3000 --trap 6
 r64=$!
 tap_check "Hca2 subscribes to trap 64 through A and waits for Reports" \
 	log_wait "$tmp/r64.out" '^subscribed' || tap_diag "$(cat "$tmp/r64.err")"
-sleep 2 # the multicast pass programs the MFTs
-sa_state before
+# The multicast pass programs the MFTs after the joins: a bounded poll (not a
+# sleep) until dump_mfts forwards G1's MLID (two members: some switch must)
+# and reads the same twice in a row, the SA's view taken with it.
+mfts_settled() {
+	local i mlid prev=''
+	for ((i = 0; i < 60; i++)); do
+		sa_state before
+		mlid=$(awk -v g="$G1" '$1 == g { print $2 }' "$tmp/before.groups")
+		if [ -n "$mlid" ] && awk -v m="$mlid" 'tolower($1) == m { f = 1 } END { exit !f }' \
+			"$tmp/before.mfts" && [ "$(cat "$tmp/before.mfts")" = "$prev" ]; then
+			return 0
+		fi
+		prev=$(cat "$tmp/before.mfts")
+		sleep 0.5
+	done
+	return 1
+}
+tap_check "before: dump_mfts forwards $G1's MLID, settled" mfts_settled ||
+	tap_diag "$(cat "$tmp/before.groups" "$tmp/before.mfts")"
 tap_check "before: saquery -g lists $G1 and $G2" \
 	bash -c "grep -q '^$G1 ' '$tmp/before.groups' && grep -q '^$G2 ' '$tmp/before.groups'" ||
 	tap_diag "$(cat "$tmp/before.groups")"

@@ -18,7 +18,11 @@ tmp=$(mktemp -d)
 sim_trap_exit '[ -n "${KEEP_SIM_DIR:-}" ] && echo "# kept $tmp" || rm -rf "$tmp"'
 topo=$srcdir/tests/topologies/ft2-k8.topo
 HA=h00001 HB=h00005 HC=h00009 # A: the slow master; B: the standby loomd; C: a host that asks
-POLL_MS=300 FAST_MS=2000 SLOW_MS=400 RUN_S=15 LATE=8
+# RUN_S: stucksm's lifetime. LATE late answers take about 6 s after B stands
+# by, which itself can take seconds under the sanitizers on a loaded machine:
+# 30 s leaves more than 20 s of slack (15 s left about 7). It costs 15 s of
+# test time: the takeover check waits for stucksm to exit.
+POLL_MS=300 FAST_MS=2000 SLOW_MS=400 RUN_S=30 LATE=8
 
 if [ ! -x "$STUCKSM" ]; then
 	echo "Bail out! no $STUCKSM (run through make check)"
@@ -37,7 +41,7 @@ tap_check "loomd --once brings the fabric up" \
 sim_run F ibnetdiscover 2>/dev/null >"$tmp/ibnd"
 ga=$(ha_guid "$HA")
 # Its port's GUID (a standby polls an SM by it), priority 15, ActCount moving.
-SIM_SET_ISSM=1 sim_run F --timeout 60 --host "$HA" --out "$tmp/slow.log" "$STUCKSM" \
+SIM_SET_ISSM=1 sim_run F --timeout $((RUN_S + 60)) --host "$HA" --out "$tmp/slow.log" "$STUCKSM" \
 	-g "0x$ga" -p 15 -m -d "$SLOW_MS" -f "$FAST_MS" -t "$RUN_S" &
 slow=$!
 log_wait -E "$tmp/slow.log" 'ready' 10
@@ -49,7 +53,8 @@ log_wait -E "$tmp/B.log" '-> STANDBY' 30
 tap_check "B (priority 5) stands by for the master (priority 15)" \
 	grep -q 'DISCOVERING -> STANDBY: master SM' "$tmp/B.log" || tap_diag "$(tail -n 5 "$tmp/B.log")"
 # The slow phase: LATE polls answered late (a few seconds), stucksm still there.
-for ((i = 0; i < 150; i++)); do
+# Polls, not a deadline; more of them than stucksm lives: only a hang guard.
+for ((i = 0; i < (RUN_S + 10) * 10; i++)); do
 	[ "$(grep -c 'counted as answered' "$tmp/B.log")" -ge "$LATE" ] && break
 	grep -q 'STANDBY -> DISCOVERING' "$tmp/B.log" && break
 	sleep 0.1
@@ -63,7 +68,7 @@ tap_is "B stays STANDBY while the master answers late: no takeover" \
 	"$(grep -c 'STANDBY -> DISCOVERING' "$tmp/B.log")" 0 ||
 	tap_diag "$(grep -E 'SM state|poll of master' "$tmp/B.log" | tail -n 8)"
 # stucksm exits: a master that answers nothing is lost, late answers or not.
-log_wait -E "$tmp/B.log" 'STANDBY -> DISCOVERING' 40
+log_wait -E "$tmp/B.log" 'STANDBY -> DISCOVERING' $((RUN_S + 30))
 log_wait -E "$tmp/B.log" 'SUBNET UP' 30
 tap_check "stucksm gone: B takes over" grep -q 'did not answer 3 polls in a row' "$tmp/B.log" ||
 	tap_diag "$(grep -E 'SM state|poll of master' "$tmp/B.log" | tail -n 8)"
