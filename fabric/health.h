@@ -117,6 +117,12 @@ struct health_pma_port {
 struct health_progress {
 	void (*fn)(void *arg, const char *what, uint64_t done, uint64_t total);
 	void *arg;
+	/*
+	 * May be NULL. Asked between batches of a read (what the transport
+	 * received meanwhile, its hooks have seen): true, and the read stops
+	 * with -EINTR, its requests in flight answered first.
+	 */
+	bool (*stop)(void *arg);
 };
 
 /* The LFTs read back from the switches (health_lft.c). */

@@ -78,10 +78,13 @@ static int submit_block(struct txn *x, const struct disc_live *live, struct heal
 	return txn_submit(x, &q, on_lft, lr);
 }
 
-/* txn_run() until idle, telling pg (if set) how many blocks have been answered, each second. */
-static int run_told(struct txn *x, const struct health_progress *pg, uint64_t total)
+/*
+ * txn_run() until idle, telling pg (if set) how many blocks have been
+ * answered since start (the transport's count when the read began), each second.
+ */
+static int run_told(struct txn *x, const struct health_progress *pg, uint64_t start,
+		    uint64_t total)
 {
-	uint64_t start = txn_stats(x)->completed + txn_stats(x)->failed + txn_stats(x)->timeouts;
 	int r;
 
 	if (!pg || !pg->fn)
@@ -106,7 +109,8 @@ int health_read_lft_some(struct txn *x, const struct subnet *sn, const struct di
 {
 	struct health_lft h = { 0 };
 	struct lft_req *reqs = NULL;
-	uint32_t nblocks;
+	uint64_t total, start;
+	uint32_t nblocks, batch;
 	int r;
 
 	r = route_out_number(sn, &h.ro);
@@ -124,6 +128,8 @@ int health_read_lft_some(struct txn *x, const struct subnet *sn, const struct di
 	r = 0;
 	if (!every)
 		every = 1;
+	total = (uint64_t)(h.ro.n_sw + every - 1) / every * nblocks;
+	start = txn_stats(x)->completed + txn_stats(x)->failed + txn_stats(x)->timeouts;
 	for (uint32_t s = 0; s < h.ro.n_sw; s++)
 		if (s % every)
 			h.status[s] = -ESRCH; /* not asked */
@@ -133,12 +139,20 @@ int health_read_lft_some(struct txn *x, const struct subnet *sn, const struct di
 	 * with them while each node has only txn_opts.per_node of its own in
 	 * flight (a switch's 73 blocks in a row kept it to a few).
 	 */
-	for (uint32_t b = 0; b < nblocks && r == 0; b++)
-		for (uint32_t s = 0; s < h.ro.n_sw && r == 0; s += every)
-			if (b < switch_blocks(live, &h, nblocks, s))
-				r = submit_block(x, live, &h, reqs, nblocks, s, b);
-	if (r == 0)
-		r = run_told(x, pg, (uint64_t)(h.ro.n_sw + every - 1) / every * nblocks);
+	/* A caller that may stop the read (pg->stop) is asked every HEALTH_LFT_BATCH blocks. */
+	batch = pg && pg->stop ? HEALTH_LFT_BATCH : nblocks;
+	for (uint32_t b0 = 0; b0 < nblocks && r == 0; b0 += batch) {
+		if (pg && pg->stop && pg->stop(pg->arg)) {
+			r = -EINTR;
+			break;
+		}
+		for (uint32_t b = b0; b < nblocks && b < b0 + batch && r == 0; b++)
+			for (uint32_t s = 0; s < h.ro.n_sw && r == 0; s += every)
+				if (b < switch_blocks(live, &h, nblocks, s))
+					r = submit_block(x, live, &h, reqs, nblocks, s, b);
+		if (r == 0)
+			r = run_told(x, pg, start, total);
+	}
 	if (r < 0)
 		goto fail;
 	free(reqs);

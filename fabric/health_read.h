@@ -80,7 +80,13 @@ int health_read_pma(const struct mad_transport_ops *ops, void *t, const struct t
  */
 int health_read_lft(struct txn *x, const struct subnet *sn, const struct disc_live *live,
 		    const struct health_progress *pg, struct health_lft *out);
-/* The same for every every-th switch only (a sample); the others' status is -ESRCH. */
+/*
+ * The same for every every-th switch only (a sample); the others' status is
+ * -ESRCH. With pg->stop, the blocks go HEALTH_LFT_BATCH at a time (each
+ * switch's, the sample's) and pg->stop is asked before each batch: -EINTR
+ * when it says stop.
+ */
+#define HEALTH_LFT_BATCH 8
 int health_read_lft_some(struct txn *x, const struct subnet *sn, const struct disc_live *live,
 			 const struct health_progress *pg, uint32_t every, struct health_lft *out);
 

@@ -5,6 +5,7 @@
  * installed), a standby's timer turn (poll, mirror refresh, the one plan
  * comparison a standby period), and SMInfo Sets from the agent.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -173,16 +174,33 @@ unsigned daemon_on_sm_set(void *arg, uint32_t ctrl, const struct smp_sm_info *se
  * program what the master did? Said at info when it would change nothing,
  * as a warning when it would (its configuration is not the master's).
  */
+static bool standby_stop(void *arg)
+{
+	const struct loomd *d = arg;
+
+	/* What the agent left (a HANDOVER: ACKNOWLEDGE, takeover) waits for the comparison. */
+	return d->ha.pending || d->ha.sm.state != SMP_SM_STANDBY;
+}
+
 static void standby_compare(struct loomd *d)
 {
 	struct ha_plan_cmp c;
 	int r;
 
 	d->standby_compared = true;
-	r = ha_plan_compare(d->x, d->ha.sn, &d->ha.live, &d->sw.o, &c);
+	log_info("SM: standby comparison starts: this SM's routing against the LFTs the master "
+		 "programmed");
+	r = ha_plan_compare(d->x, d->ha.sn, &d->ha.live, &d->sw.o, standby_stop, d, &c);
 	/* A takeover's first sweep may then leave the LFTs to the next (sweep.h: lft_trust). */
 	d->sw.lft_trust = r == 0 && c.switches && !c.blocks_differ && !c.lids_changed;
-	if (r < 0)
+	if (r == -EINTR) {
+		/* Still standby (a Set that changed nothing): the next poll compares again. */
+		if (d->ha.sm.state == SMP_SM_STANDBY)
+			d->standby_compared = false;
+		log_info("SM: standby: comparison cut short: %s; answering it first (a "
+			 "takeover reads the LFTs back as it programs)", d->ha.sm.state == SMP_SM_STANDBY ?
+			 "an SMInfo Set came" : "this SM is no longer standby");
+	} else if (r < 0)
 		log_warn("SM: standby: could not compare this SM's routing with the fabric's: %s; "
 			 "a takeover logs the blocks it sends", strerror(-r));
 	else if (c.blocks_differ || c.lids_changed)

@@ -5,6 +5,7 @@
 
 #include "fabric/health_read.h"
 #include "lib/cleanup.h"
+#include "mad/txn.h"
 #include "loomd/ha_plan.h"
 #include "plan/plan.h"
 
@@ -30,8 +31,10 @@ static void compare_switch(const struct route_out *want, const struct route_out 
 }
 
 int ha_plan_compare(struct txn *x, struct subnet *sn, const struct disc_live *live,
-		    const struct sweep_opts *o, struct ha_plan_cmp *out)
+		    const struct sweep_opts *o, bool (*stop)(void *arg), void *arg,
+		    struct ha_plan_cmp *out)
 {
+	struct health_progress pg = { .arg = arg, .stop = stop };
 	_cleanup_free_ uint16_t *lid = malloc((sn->n_ports ? sn->n_ports : 1) * sizeof(*lid));
 	_cleanup_free_ uint8_t *lmc = malloc(sn->n_ports ? sn->n_ports : 1);
 	struct plan_report rep = { .lids.msgs.limit = 1, .pkeys.limit = 1 };
@@ -57,10 +60,13 @@ int ha_plan_compare(struct txn *x, struct subnet *sn, const struct disc_live *li
 		r = plan_build(sn, map, &po, NULL, &plan, &rep);
 	if (r == 0 && plan.route_err)
 		r = -EHOSTUNREACH;
+	/* Routing took its time, the port unread: a Set that came meanwhile is seen here. */
+	if (r == 0 && stop && (r = txn_drain(x)) == 0 && stop(arg))
+		r = -EINTR;
 	if (r == 0) {
 		out->engine = plan.engine->name;
 		out->lids_changed = rep.lids.changed;
-		r = health_read_lft_some(x, sn, live, NULL,
+		r = health_read_lft_some(x, sn, live, stop ? &pg : NULL,
 					 plan.routes.n_sw / HA_PLAN_SAMPLE + 1, &have);
 	}
 	if (r == 0 && have.ro.n_sw == plan.routes.n_sw) {

@@ -11,6 +11,7 @@
  * standby whose configuration differs says so when it starts, not only
  * when it takes over.
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "loomd/sweep.h"
@@ -28,9 +29,15 @@ struct ha_plan_cmp {
 /*
  * Plan (sn, live) as sweep_opts o would, LIDs fabric first (as a takeover
  * does), and read back a sample of the LFTs through x. sn is left as it was.
- * 0 or -errno (-ENOMEM, the transport's, or -EHOSTUNREACH: nothing routed).
+ * stop (may be NULL) is asked after the plan (what the port holds read
+ * first, so x's hooks have seen it) and between batches of LFT reads: true
+ * cuts the comparison short with -EINTR (a HANDOVER came: the caller must
+ * answer it now, not after a fabric's worth of reads).
+ * 0 or -errno (-ENOMEM, the transport's, -EHOSTUNREACH: nothing routed, or
+ * -EINTR: stopped).
  */
 int ha_plan_compare(struct txn *x, struct subnet *sn, const struct disc_live *live,
-		    const struct sweep_opts *o, struct ha_plan_cmp *out);
+		    const struct sweep_opts *o, bool (*stop)(void *arg), void *arg,
+		    struct ha_plan_cmp *out);
 
 #endif

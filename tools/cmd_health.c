@@ -378,7 +378,7 @@ static int sweep_and_judge(const struct health_args *a, struct mad_umad *u, stru
 	struct health_sl sl = { 0 };
 	struct health_input in;
 	struct progress pr = { .start = now_ms(), .last = now_ms() };
-	struct health_progress pg = { progress_say, &pr };
+	struct health_progress pg = { .fn = progress_say, .arg = &pr };
 	const struct health_progress *pgp = a->progress ? &pg : NULL;
 	uint64_t sm_ms = 0;
 	int r, rc;

@@ -7,7 +7,7 @@
  * ibsim sets IsSM in the port's CapabilityMask):
  *
  *     stucksm [-C CA] [-P PORT] [-a ACTCOUNT] [-m] [-p PRIORITY] [-g GUID]
- *             [-d DELAY_MS [-f FAST_MS]] [-H LID -w FILE] -t SECONDS
+ *             [-d DELAY_MS [-f FAST_MS]] [-H LID -w FILE [-A AFTER_MS]] -t SECONDS
  *
  * -g: the GUID its SMInfo shows (IBA 14.2.5.13: the SM's port GUID, which a
  * standby polls it by); default 0x0002c9ffff000001, a GUID of no port.
@@ -27,6 +27,10 @@
  * answers SMInfo Sets with status 0. Prints "handover sent to LID N",
  * "handover answered, status S" and, for an ACKNOWLEDGE, "acknowledge from
  * 0xGUID state STATE" (the state the sender's SMInfo shows: 2 is STANDBY).
+ * -A AFTER_MS: the way that meets a standby loomd in the comparison it makes
+ * right after its first poll answered: that poll (the first Get once FILE
+ * exists) is answered at once, and the HANDOVER goes AFTER_MS later (0: at
+ * once, right behind the answer).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -67,6 +71,9 @@ struct stuck {
 	uint16_t handover_lid; /* -H */
 	const char *arm;       /* -w: hand over once this file exists */
 	bool handed;           /* the HANDOVER went out */
+	double after;          /* -A (seconds); < 0: the HANDOVER before the poll's answer */
+	double handover_at;    /* -A: when the HANDOVER goes; 0: not yet armed */
+	struct smp_sm_info hsi; /* -A: the SMInfo it carries, as the poll was answered */
 };
 
 static double now_s(void)
@@ -128,6 +135,21 @@ static void send_handover(struct stuck *s, const struct smp_sm_info *si)
 	fflush(stdout);
 }
 
+/* -A: the HANDOVER, if it is due; the ms to wait at most (wait, or until it is). */
+static int handover_due(struct stuck *s, int wait)
+{
+	double t = now_s();
+
+	if (!s->handover_at || s->handed)
+		return wait;
+	if (t >= s->handover_at) {
+		send_handover(s, &s->hsi);
+		return wait;
+	}
+	return (int)((s->handover_at - t) * 1000) + 1 < wait ?
+	       (int)((s->handover_at - t) * 1000) + 1 : wait;
+}
+
 /* The answer to our HANDOVER (no transaction waits for it). */
 static bool on_response(void *arg, const uint8_t *mad, size_t len, const struct mad_addr *from)
 {
@@ -162,7 +184,12 @@ static void on_request(void *arg, const uint8_t *mad, size_t len, const struct m
 		       "SMInfo Set", sender.guid, sender.state);
 		fflush(stdout);
 	}
-	if (h.method == SMP_GET && s->handover_lid && !s->handed && access(s->arm, F_OK) == 0) {
+	if (h.method == SMP_GET && s->handover_lid && !s->handed && s->after >= 0 &&
+	    !s->handover_at && access(s->arm, F_OK) == 0) {
+		s->handover_at = now_s() + s->after;
+		s->hsi = si;
+	} else if (h.method == SMP_GET && s->handover_lid && !s->handed && s->after < 0 &&
+		   access(s->arm, F_OK) == 0) {
 		send_handover(s, &si);
 		hold = true; /* the poll still waits when the HANDOVER reaches its sender */
 		delay = 0.1;
@@ -186,7 +213,7 @@ static void on_request(void *arg, const uint8_t *mad, size_t len, const struct m
 
 int main(int argc, char **argv)
 {
-	struct stuck s = { .act_count = 1000, .guid = 0x0002c9ffff000001ull };
+	struct stuck s = { .act_count = 1000, .guid = 0x0002c9ffff000001ull, .after = -1 };
 	struct txn_opts o = TXN_OPTS_DEFAULT;
 	struct mad_umad *u = NULL;
 	const char *ca = NULL;
@@ -194,8 +221,9 @@ int main(int argc, char **argv)
 	double end;
 	int c, r;
 
-	while ((c = getopt(argc, argv, "C:H:P:a:d:f:g:mp:t:w:")) != -1) {
+	while ((c = getopt(argc, argv, "A:C:H:P:a:d:f:g:mp:t:w:")) != -1) {
 		switch (c) {
+		case 'A': s.after = atof(optarg) / 1000; break;
 		case 'C': ca = optarg; break;
 		case 'H': s.handover_lid = (uint16_t)strtoul(optarg, NULL, 0); break;
 		case 'P': port = (unsigned)atoi(optarg); break;
@@ -209,8 +237,8 @@ int main(int argc, char **argv)
 		case 'w': s.arm = optarg; break;
 		default:
 			fprintf(stderr, "usage: stucksm [-C CA] [-P PORT] [-a ACTCOUNT] [-m] "
-				"[-p PRIORITY] [-g GUID] [-d DELAY_MS [-f FAST_MS]] [-H LID -w FILE] "
-				"-t SECONDS\n");
+				"[-p PRIORITY] [-g GUID] [-d DELAY_MS [-f FAST_MS]] [-H LID -w FILE "
+				"[-A AFTER_MS]] -t SECONDS\n");
 			return 1;
 		}
 	}
@@ -239,7 +267,7 @@ int main(int argc, char **argv)
 	for (end = s.t0 + secs; now_s() < end;) {
 		struct pollfd pfd = { .fd = mad_umad_ops.fd(u), .events = POLLIN };
 
-		if (poll(&pfd, 1, send_due(&s)) < 0 && errno != EINTR)
+		if (poll(&pfd, 1, handover_due(&s, send_due(&s))) < 0 && errno != EINTR)
 			break;
 		if (txn_drain(s.x) < 0)
 			break;

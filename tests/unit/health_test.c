@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "fabric/health.h"
+#include "fabric/health_read.h"
+#include "mad/txn.h"
 #include "model/topo.h"
 
 struct fx {
@@ -551,6 +553,61 @@ static void test_groups_parse(void **state)
 	assert_int_equal(health_groups_parse("link", &m), -EINVAL);
 }
 
+/* A transport that counts what is sent and never answers. */
+static int count_send(void *t, const uint8_t *mad, size_t len, unsigned timeout_ms,
+		      const struct mad_addr *to)
+{
+	(void)mad, (void)len, (void)timeout_ms, (void)to;
+	++*(unsigned *)t;
+	return 0;
+}
+
+static int none_recv(void *t, uint8_t *mad, size_t len, struct mad_addr *from)
+{
+	(void)t, (void)mad, (void)len, (void)from;
+	return -EAGAIN;
+}
+
+static int no_fd(void *t)
+{
+	(void)t;
+	return -1;
+}
+
+static bool stop_now(void *arg)
+{
+	++*(unsigned *)arg;
+	return true;
+}
+
+/*
+ * The LFT read a caller may stop (a standby's comparison, when a HANDOVER
+ * comes): asked before its first batch, it stops with -EINTR, nothing sent,
+ * out untouched.
+ */
+static void test_lft_stop(void **state)
+{
+	static const struct mad_transport_ops ops = { .send = count_send, .recv = none_recv,
+						      .fd = no_fd };
+	struct txn_opts o = TXN_OPTS_DEFAULT;
+	unsigned sent = 0, asked = 0;
+	struct health_progress pg = { .arg = &asked, .stop = stop_now };
+	struct health_lft out = { .status = (int *)&asked };
+	struct txn *x = NULL;
+	struct fx f = { 0 };
+
+	(void)state;
+	fx_healthy(&f, "ft2-k8.topo");
+	assert_int_equal(txn_new(&ops, &sent, &o, &x), 0);
+	assert_int_equal(health_read_lft_some(x, f.sn, &f.live, &pg, 1, &out), -EINTR);
+	assert_int_equal(asked, 1);
+	assert_int_equal(sent, 0);
+	assert_ptr_equal(out.status, (int *)&asked);
+	assert_true(txn_idle(x));
+	txn_free(x);
+	fx_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -567,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_since),
 		cmocka_unit_test(test_since_deltas),
 		cmocka_unit_test(test_groups_parse),
+		cmocka_unit_test(test_lft_stop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
