@@ -69,6 +69,14 @@ int ha_plan_compare(struct txn *x, struct subnet *sn, const struct disc_live *li
 		r = health_read_lft_some(x, sn, live, stop ? &pg : NULL,
 					 plan.routes.n_sw / HA_PLAN_SAMPLE + 1, &have);
 	}
+	/*
+	 * A Set read with the last batch's answers stops it too: the agent
+	 * reads the port only inside txn calls, so after this check none comes
+	 * before the caller logs the result, and every HANDOVER the comparison
+	 * saw cuts it short (one rule; the takeover then reads the LFTs back).
+	 */
+	if (r == 0 && stop && stop(arg))
+		r = -EINTR;
 	if (r == 0 && have.ro.n_sw == plan.routes.n_sw) {
 		for (uint32_t s = 0; s < have.ro.n_sw; s++) {
 			if (have.status[s] || have.ro.sw_node[s] != plan.routes.sw_node[s])

@@ -30,9 +30,9 @@ struct ha_plan_cmp {
  * Plan (sn, live) as sweep_opts o would, LIDs fabric first (as a takeover
  * does), and read back a sample of the LFTs through x. sn is left as it was.
  * stop (may be NULL) is asked after the plan (what the port holds read
- * first, so x's hooks have seen it) and between batches of LFT reads: true
- * cuts the comparison short with -EINTR (a HANDOVER came: the caller must
- * answer it now, not after a fabric's worth of reads).
+ * first, so x's hooks have seen it), between batches of LFT reads and after
+ * the last: true cuts the comparison short with -EINTR (a HANDOVER came:
+ * the caller must answer it now, not after a fabric's worth of reads).
  * 0 or -errno (-ENOMEM, the transport's, -EHOSTUNREACH: nothing routed, or
  * -EINTR: stopped).
  */
