@@ -28,6 +28,7 @@ sim_trap_exit '[ -n "${KEEP:-}" ] || rm -rf "$tmp"'
 topo=$srcdir/tests/topologies/ft2-k8.topo
 need_rig libsmplog_shim.so
 . "$srcdir/tests/lib/loomd.sh"
+. "$srcdir/tests/lib/wire.sh"
 
 # master-lid-checks 0: the light sweeps read no CA's PortInfo, so every SMP
 # to a host on the wire is the targeted sweep's.
@@ -40,45 +41,24 @@ YAML
 
 log=$tmp/daemon.log wire=$tmp/wire
 hosts="h00029 h00030 h00031 h00032"
-count() { local n; n=$(grep -cE "$1" "$log" 2>/dev/null); echo "${n:-0}"; }
-
+count() { sweep_count "$log" "$1"; }
 settle() { sweep_settle "$log"; }
 
-# The console commands that take leaf008's uplinks down (Unlink) or up (ReLink).
-uplinks() { # CMD
-	sim_topo_links "$topo" | awk -F'\t' -v c="$1" '$1 == "leaf008" && $3 ~ /spine/ {
-		printf "%s \"%s\"[%s]\n", c, $1, $2 }'
-}
-
-# event TAG CMD: the uplinks taken down (Unlink) or up (ReLink), then sweeps
-# until quiet, the last at SUBNET UP; back up, only targeted ones. (Down, the
-# first trap's sweep may still reach the leaf through an uplink not yet
-# down and the whole fabric be read: that is not what this test judges.)
+# event TAG CMD: leaf008's uplinks taken down (Unlink) or up (ReLink), then
+# sweeps until quiet, the last at SUBNET UP (sweep_event); back up, only
+# targeted ones. (Down, the first trap's sweep may still reach the leaf
+# through an uplink not yet down and the whole fabric be read: that is not
+# what this test judges.)
 event() {
-	local tag=$1 before heavy
-	before=$(count 'sweep [0-9]+ \((targeted|heavy)\)')
+	local heavy cmds
 	heavy=$(count 'sweep [0-9]+ \(heavy\)')
-	mapfile -t cmds < <(uplinks "$2")
-	sim_console d "${cmds[@]}"
-	tap_check "$tag: a sweep follows" \
-		log_wait -E -n $((before + 1)) "$log" 'sweep [0-9]+ \((targeted|heavy)\)' 20
-	settle
-	[ "$2" = Unlink ] || tap_is "$tag: targeted sweeps only" \
+	mapfile -t cmds < <(leaf_uplinks "$topo" leaf008 "$2")
+	sweep_event "$1" d "$log" "${cmds[@]}"
+	[ "$2" = Unlink ] || tap_is "$1: targeted sweeps only" \
 		"$(count 'sweep [0-9]+ \(heavy\)')" "$heavy"
-	tap_check "$tag: SUBNET UP" grep -qE 'sweep [0-9]+ \((targeted|heavy)\).*SUBNET UP$' \
-		<(grep -E 'sweep [0-9]+ \((targeted|heavy)\)' "$log" | tail -n 1)
 }
 
-# The node GUID a directed route reaches (from the SM's port), cached.
-declare -A GUID_AT
-guid_at() { # PATH
-	if [ -z "${GUID_AT[$1]:-}" ]; then
-		GUID_AT[$1]=$(sim_run d smpquery -D nodeinfo "$1" 2>/dev/null |
-			sed -nE 's/^Guid:\.*(0x[0-9a-f]+)$/\1/p')
-		GUID_AT[$1]=${GUID_AT[$1]:-none}
-	fi
-	printf '%s\n' "${GUID_AT[$1]}"
-}
+guid_at() { dr_guid d "$1"; }
 
 # The wire since line FROM: "HOST ATTR METHOD" for every SMP to a host behind leaf008.
 to_hosts() { # FROM
@@ -87,7 +67,7 @@ to_hosts() { # FROM
 		local g
 		g=$(guid_at "$to")
 		[ -n "${NAME_OF[$g]:-}" ] && printf '%s %s %s\n' "${NAME_OF[$g]}" "$a" "$m"
-	done < <(tail -n +"$1" "$wire" | awk '$3 !~ /^lid:/')
+	done < <(wire_dr "$wire" "$1")
 }
 
 # What to_hosts found: SMPs a host, attribute and method (and the last sweep's line).

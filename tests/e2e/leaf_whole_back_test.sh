@@ -31,6 +31,7 @@ sim_trap_exit '[ -n "${KEEP:-}" ] || rm -rf "$tmp"'
 topo=$srcdir/tests/topologies/ft2-k8.topo
 need_rig libsmplog_shim.so
 . "$srcdir/tests/lib/loomd.sh"
+. "$srcdir/tests/lib/wire.sh"
 for t in "$SL2VLSET" "$LFTSET"; do
 	if [ ! -x "$t" ]; then
 		echo "Bail out! no $t (run through make check)"
@@ -56,45 +57,17 @@ leaf=leaf008
 leaf_guid=$(grep -B1 -E "^Switch[[:space:]].*\"$leaf\"" "$topo" |
 	sed -nE 's/^switchguid=(0x[0-9a-f]+)$/\1/p')
 leaf_path=0,1,5,8 # from the SM's host h00001: leaf001, spine001 (its port 5), leaf008
-count() { local n; n=$(grep -cE "$1" "$log" 2>/dev/null); echo "${n:-0}"; }
 settle() { sweep_settle "$log"; }
-
-# The console commands that take leaf008's uplinks down (Unlink) or up (ReLink).
-uplinks() { # CMD
-	sim_topo_links "$topo" | awk -F'\t' -v c="$1" -v l="$leaf" '$1 == l && $3 ~ /spine/ {
-		printf "%s \"%s\"[%s]\n", c, $1, $2 }'
-}
-
 # event TAG CMD...: console commands, then sweeps until quiet, the last at SUBNET UP.
-event() {
-	local tag=$1 before
-	shift
-	before=$(count 'sweep [0-9]+ \((targeted|heavy)\)')
-	sim_console d "$@"
-	tap_check "$tag: a sweep follows" \
-		log_wait -E -n $((before + 1)) "$log" 'sweep [0-9]+ \((targeted|heavy)\)' 20
-	settle
-	tap_check "$tag: SUBNET UP" grep -qE 'sweep [0-9]+ \((targeted|heavy)\).*SUBNET UP$' \
-		<(grep -E 'sweep [0-9]+ \((targeted|heavy)\)' "$log" | tail -n 1)
-}
-
-# The node GUID a directed route reaches (from the SM's port), cached.
-declare -A GUID_AT
-guid_at() { # PATH
-	if [ -z "${GUID_AT[$1]:-}" ]; then
-		GUID_AT[$1]=$(sim_run d smpquery -D nodeinfo "$1" 2>/dev/null |
-			sed -nE 's/^Guid:\.*(0x[0-9a-f]+)$/\1/p')
-		GUID_AT[$1]=${GUID_AT[$1]:-none}
-	fi
-	printf '%s\n' "${GUID_AT[$1]}"
-}
+event() { local tag=$1; shift; sweep_event "$tag" d "$log" "$@"; }
+guid_at() { dr_guid d "$1"; }
 
 # The wire since line FROM: "ATTR METHOD" for every SMP to leaf008 (by directed route).
 to_leaf() { # FROM
 	local m a to
 	while read -r m a to _; do
 		[ "$(guid_at "$to")" = "$leaf_guid" ] && printf '%s %s\n' "$a" "$m"
-	done < <(tail -n +"$1" "$wire" | awk '$3 !~ /^lid:/')
+	done < <(wire_dr "$wire" "$1")
 }
 
 wire_diag() { # TAG FILE
@@ -146,7 +119,7 @@ sl2vl_check "back untouched"
 lfts_check "back untouched" d
 
 # 2. Away again; its tables changed, then it is reset; back.
-mapfile -t down < <(uplinks Unlink)
+mapfile -t down < <(leaf_uplinks "$topo" "$leaf" Unlink)
 event "$leaf's uplinks down" "${down[@]}"
 lid29=$(sim_run d --host h00032 smpquery -D portinfo 0,1,1 1 2>/dev/null |
 	sed -nE 's/^Lid:\.*([0-9]+)$/\1/p')

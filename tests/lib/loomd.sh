@@ -101,3 +101,21 @@ sweep_settle() { # LOG
 	done
 	return 1
 }
+
+# sweep_count LOG PATTERN: the lines of LOG that match PATTERN (-E), 0 if none.
+sweep_count() { local n; n=$(grep -cE "$2" "$1" 2>/dev/null); echo "${n:-0}"; }
+
+# sweep_event TAG SIM LOG CMD...: SIM's console runs CMD..., then loomd (its
+# log LOG) sweeps until quiet (sweep_settle). Checks that a sweep followed
+# and that the last one ended at SUBNET UP.
+sweep_event() {
+	local tag=$1 sim=$2 log=$3 before
+	shift 3
+	before=$(sweep_count "$log" 'sweep [0-9]+ \((targeted|heavy)\)')
+	sim_console "$sim" "$@"
+	tap_check "$tag: a sweep follows" \
+		log_wait -E -n $((before + 1)) "$log" 'sweep [0-9]+ \((targeted|heavy)\)' 20
+	sweep_settle "$log"
+	tap_check "$tag: SUBNET UP" grep -qE 'sweep [0-9]+ \((targeted|heavy)\).*SUBNET UP$' \
+		<(grep -E 'sweep [0-9]+ \((targeted|heavy)\)' "$log" | tail -n 1)
+}
