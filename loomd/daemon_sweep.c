@@ -194,7 +194,6 @@ int daemon_heavy(struct loomd *d, struct sweep_stats *st)
 	return 0;
 }
 
-/* A join or leave through the SA: the MFT blocks that differ, now. */
 /*
  * When the next timed sweep is due, from usec: a light sweep every
  * sm.sweep-interval. With the interval 0 (no timed light sweeps: traps and
@@ -213,6 +212,7 @@ static uint64_t next_timed(const struct loomd *d, uint64_t usec)
 	return heavy > usec && heavy < t ? heavy : t;
 }
 
+/* A join or leave through the SA: the MFT blocks that differ, now. */
 static void mcast_pass(struct loomd *d)
 {
 	struct diag msgs = { .limit = 50 };

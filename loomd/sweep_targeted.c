@@ -25,14 +25,14 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-bool sweep_heavy_due(const struct sweeper *s, uint64_t now_us)
-{
-	return s->o.heavy_ms && s->sn && now_us / 1000 >= s->heavy_at_ms + s->o.heavy_ms;
-}
-
 uint64_t sweep_heavy_at_us(const struct sweeper *s)
 {
 	return s->o.heavy_ms && s->sn ? (s->heavy_at_ms + s->o.heavy_ms) * 1000 : UINT64_MAX;
+}
+
+bool sweep_heavy_due(const struct sweeper *s, uint64_t now_us)
+{
+	return now_us >= sweep_heavy_at_us(s);
 }
 
 void sweep_dirty_add(struct sweeper *s, uint32_t node, bool lost)
